@@ -1,0 +1,252 @@
+package io.mcpledger.domain.receipt;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.domain.crypto.Hex;
+import io.mcpledger.domain.crypto.Sha256;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A signed receipt: its exact JCS line (the log leaf, the durable truth) and the fields read from it.
+ * Instances are only made by {@link ReceiptSigner} or by {@link #parse}, so the line is always canonical.
+ * Treat {@link #body()} as read-only.
+ */
+public final class Receipt {
+    private static final Set<String> FIELDS =
+            Set.of("v", "id", "kind", "at", "ledger", "session", "seq", "prev", "request", "body", "keyId", "sig");
+
+    private final String line;
+    private final ObjectNode json;
+    private final ReceiptKind kind;
+    private final Instant at;
+    private volatile String hash;
+
+    private Receipt(String line, ObjectNode json, ReceiptKind kind, Instant at) {
+        this.line = line;
+        this.json = json;
+        this.kind = kind;
+        this.at = at;
+    }
+
+    /** Wraps a tree the signer has just produced; skips re-validation. */
+    static Receipt signed(String line, ObjectNode json, ReceiptKind kind, Instant at) {
+        return new Receipt(line, json, kind, at);
+    }
+
+    /**
+     * Reads one log line: it must be a JSON object in JCS form with exactly the fields of spec section 6,
+     * no nulls and no fractional numbers. The signature is not checked here (see {@link ReceiptVerifier}).
+     */
+    public static Receipt parse(String line) throws InvalidReceiptException {
+        JsonNode tree;
+        try {
+            tree = Canonical.parse(line);
+        } catch (IOException e) {
+            throw new InvalidReceiptException("not JSON: " + e.getMessage(), e);
+        }
+        if (!(tree instanceof ObjectNode json)) {
+            throw new InvalidReceiptException("not a JSON object");
+        }
+        checkValues(json, "receipt");
+        if (!Canonical.jcs(json).equals(line)) {
+            throw new InvalidReceiptException("not in canonical (RFC 8785) form");
+        }
+        Iterator<String> names = json.fieldNames();
+        while (names.hasNext()) {
+            String name = names.next();
+            if (!FIELDS.contains(name)) {
+                throw new InvalidReceiptException("unknown field '" + name + "'");
+            }
+        }
+        if (!json.path("v").isIntegralNumber() || json.get("v").asLong() != 1) {
+            throw new InvalidReceiptException("'v' must be 1");
+        }
+        String id = requireText(json, "id");
+        if (id.length() > 128 || !visibleAscii(id)) {
+            throw new InvalidReceiptException("'id' must be 1 to 128 visible ASCII characters");
+        }
+        ReceiptKind kind = ReceiptKind.fromWire(requireText(json, "kind"))
+                .orElseThrow(() -> new InvalidReceiptException("unknown kind '" + json.get("kind").asText() + "'"));
+        Instant at;
+        try {
+            at = Timestamps.parse(requireText(json, "at"));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidReceiptException("'at': " + e.getMessage(), e);
+        }
+        requireText(json, "ledger");
+        if (kind.sessionScoped()) {
+            requireText(json, "session");
+            if (!json.path("seq").isIntegralNumber() || json.get("seq").asLong() < 1) {
+                throw new InvalidReceiptException("'seq' must be an integer of at least 1");
+            }
+            long seq = json.get("seq").asLong();
+            if (seq == 1 && json.has("prev")) {
+                throw new InvalidReceiptException("'prev' must be absent when 'seq' is 1");
+            }
+            if (seq > 1 && !Hex.isLowerHex(json.path("prev").asText(null), 64)) {
+                throw new InvalidReceiptException("'prev' must be 64 lowercase hex characters when 'seq' is above 1");
+            }
+        } else if (json.has("session") || json.has("seq") || json.has("prev")) {
+            throw new InvalidReceiptException(kind.wire() + " receipts carry no 'session', 'seq' or 'prev'");
+        }
+        if (json.has("request")) {
+            requireText(json, "request");
+        }
+        if (!json.path("body").isObject()) {
+            throw new InvalidReceiptException("'body' must be an object");
+        }
+        if (!Hex.isLowerHex(json.path("keyId").asText(null), 8)) {
+            throw new InvalidReceiptException("'keyId' must be 8 lowercase hex characters");
+        }
+        String sig = requireText(json, "sig");
+        try {
+            if (Base64.getDecoder().decode(sig).length != 64) {
+                throw new InvalidReceiptException("'sig' must be a 64-byte Ed25519 signature");
+            }
+        } catch (IllegalArgumentException e) {
+            throw new InvalidReceiptException("'sig' is not standard base64", e);
+        }
+        return new Receipt(line, json, kind, at);
+    }
+
+    private static void checkValues(JsonNode node, String path) throws InvalidReceiptException {
+        if (node.isNull()) {
+            throw new InvalidReceiptException("null at " + path + ": absent values are omitted");
+        }
+        if (node.isNumber() && !node.isIntegralNumber()) {
+            throw new InvalidReceiptException("non-integer number at " + path);
+        }
+        if (node.isObject()) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                checkValues(e.getValue(), path + "." + e.getKey());
+            }
+        } else if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                checkValues(node.get(i), path + "[" + i + "]");
+            }
+        }
+    }
+
+    private static String requireText(ObjectNode json, String field) throws InvalidReceiptException {
+        JsonNode value = json.get(field);
+        if (value == null || !value.isTextual() || value.asText().isEmpty()) {
+            throw new InvalidReceiptException("'" + field + "' must be a non-empty string");
+        }
+        return value.asText();
+    }
+
+    static boolean visibleAscii(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x21 || c > 0x7e) {
+                return false;
+            }
+        }
+        return !s.isEmpty();
+    }
+
+    /** The exact JCS text of the receipt, signature included: one log line. */
+    public String line() {
+        return line;
+    }
+
+    public byte[] lineBytes() {
+        return line.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Lowercase hex SHA-256 of the line: the next receipt's {@code prev} and the session's {@code head}. */
+    public String hash() {
+        String h = hash;
+        if (h == null) {
+            h = Sha256.hex(lineBytes());
+            hash = h;
+        }
+        return h;
+    }
+
+    public String id() {
+        return json.get("id").asText();
+    }
+
+    public ReceiptKind kind() {
+        return kind;
+    }
+
+    public Instant at() {
+        return at;
+    }
+
+    public String ledger() {
+        return json.get("ledger").asText();
+    }
+
+    /** The session id, or null for ledger-wide receipts. */
+    public String session() {
+        JsonNode s = json.get("session");
+        return s == null ? null : s.asText();
+    }
+
+    /** The 1-based position in the session, or 0 for ledger-wide receipts. */
+    public long seq() {
+        JsonNode s = json.get("seq");
+        return s == null ? 0 : s.asLong();
+    }
+
+    /** The previous receipt's hash, or null at seq 1 and for ledger-wide receipts. */
+    public String prev() {
+        JsonNode p = json.get("prev");
+        return p == null ? null : p.asText();
+    }
+
+    /** The requestId of a call receipt, or null. */
+    public String request() {
+        JsonNode r = json.get("request");
+        return r == null ? null : r.asText();
+    }
+
+    public JsonNode body() {
+        return json.get("body");
+    }
+
+    public String keyId() {
+        return json.get("keyId").asText();
+    }
+
+    public String sig() {
+        return json.get("sig").asText();
+    }
+
+    /** A copy of the whole receipt as a JSON tree, for embedding in answers. */
+    public ObjectNode toJson() {
+        return json.deepCopy();
+    }
+
+    /** What was signed: {@code "mcp-ledger-receipt-v1\n"} followed by the JCS of the receipt without {@code sig}. */
+    public byte[] signingInput() {
+        ObjectNode unsigned = json.deepCopy();
+        unsigned.remove("sig");
+        return ReceiptSigner.signingInput(unsigned);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Receipt other && line.equals(other.line);
+    }
+
+    @Override
+    public int hashCode() {
+        return line.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return line;
+    }
+}
