@@ -70,7 +70,7 @@ public final class Ed25519Pem {
                 throw new InvalidKeyException("Invalid key, Ed25519 public key must be 32 bytes, found " + raw.length);
             }
             return raw;
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | IllegalStateException e) {
             throw new InvalidKeyException("Invalid key, malformed SubjectPublicKeyInfo: " + e.getMessage(), e);
         }
     }

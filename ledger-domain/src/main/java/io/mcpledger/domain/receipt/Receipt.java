@@ -1,5 +1,7 @@
 package io.mcpledger.domain.receipt;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.crypto.Hex;
@@ -95,6 +97,10 @@ public final class Receipt {
         } else if (json.has("session") || json.has("seq") || json.has("prev")) {
             throw new InvalidReceiptException(kind.wire() + " receipts carry no 'session', 'seq' or 'prev'");
         }
+        if (isCallKind(kind) != json.has("request")) {
+            throw new InvalidReceiptException(isCallKind(kind) ? "'request' is required on " + kind.wire()
+                    : kind.wire() + " receipts carry no 'request'");
+        }
         if (json.has("request")) {
             requireText(json, "request");
         }
@@ -115,12 +121,18 @@ public final class Receipt {
         return new Receipt(line, json, kind, at);
     }
 
-    private static void checkValues(JsonNode node, String path) throws InvalidReceiptException {
+    /** The largest integer JCS (IEEE-754 doubles) represents exactly. */
+    static final long MAX_SAFE_INTEGER = (1L << 53) - 1;
+
+    static void checkValues(JsonNode node, String path) throws InvalidReceiptException {
         if (node.isNull()) {
             throw new InvalidReceiptException("null at " + path + ": absent values are omitted");
         }
         if (node.isNumber() && !node.isIntegralNumber()) {
             throw new InvalidReceiptException("non-integer number at " + path);
+        }
+        if (node.isIntegralNumber() && (!node.canConvertToLong() || Math.abs(node.asLong()) > MAX_SAFE_INTEGER)) {
+            throw new InvalidReceiptException("integer at " + path + " is outside +/-(2^53-1), which JCS cannot keep exact");
         }
         if (node.isObject()) {
             for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
@@ -142,6 +154,10 @@ public final class Receipt {
         return value.asText();
     }
 
+    static boolean isCallKind(ReceiptKind kind) {
+        return kind.wire().startsWith("call.");
+    }
+
     static boolean visibleAscii(String s) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -152,7 +168,18 @@ public final class Receipt {
         return !s.isEmpty();
     }
 
+    /** How events store a receipt: as its line, re-validated when read back. */
+    @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+    static Receipt fromStored(String line) {
+        try {
+            return parse(line);
+        } catch (InvalidReceiptException e) {
+            throw new IllegalArgumentException("stored receipt is invalid: " + e.getMessage(), e);
+        }
+    }
+
     /** The exact JCS text of the receipt, signature included: one log line. */
+    @JsonValue
     public String line() {
         return line;
     }

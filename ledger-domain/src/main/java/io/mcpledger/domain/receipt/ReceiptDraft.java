@@ -16,6 +16,17 @@ public record ReceiptDraft(String id, ReceiptKind kind, Instant at, String sessi
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(at, "at");
         Objects.requireNonNull(body, "body");
+        if (id.length() > 128 || !Receipt.visibleAscii(id)) {
+            throw new IllegalArgumentException("receipt id must be 1 to 128 visible ASCII characters: " + id);
+        }
+        if (Receipt.isCallKind(kind) != (request != null) || (request != null && request.isEmpty())) {
+            throw new IllegalArgumentException(kind + (request == null ? " needs a request id" : " carries no request id"));
+        }
+        try {
+            Receipt.checkValues(body, "body");
+        } catch (InvalidReceiptException e) {
+            throw new IllegalArgumentException("receipt body cannot be signed: " + e.getMessage(), e);
+        }
         if (kind.sessionScoped()) {
             Objects.requireNonNull(session, "session");
             if (seq < 1 || (seq == 1) != (prev == null)) {

@@ -4,7 +4,7 @@ import io.mcpledger.domain.crypto.VerifyingKey;
 import java.util.Base64;
 import java.util.Optional;
 
-/** Checks a receipt's signature and keyId against a public key and origin. */
+/** Checks a receipt's signature and keyId against a public key and the keyId it has under the log's origin. */
 public final class ReceiptVerifier {
     private final VerifyingKey key;
     private final String keyId;

@@ -1,0 +1,35 @@
+package io.mcpledger.domain.ledger;
+
+import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.domain.session.FoldException;
+import io.mcpledger.domain.session.SessionFold;
+import io.mcpledger.domain.session.SessionState;
+
+/** Folds any receipt into the whole-ledger state; session receipts go through {@link SessionFold}. */
+public final class LedgerFold {
+    private LedgerFold() {
+    }
+
+    public static LedgerState apply(LedgerState state, Receipt r) {
+        switch (r.kind()) {
+            case POLICY_ACTIVATED -> state.policy = r.body().path("policy").asText();
+            case PRINCIPAL_REVOKED -> {
+                if (!state.revokedPrincipals.add(r.body().path("tokenRef").asText())) {
+                    throw new FoldException("principal " + r.body().path("tokenRef").asText() + " is revoked twice");
+                }
+            }
+            default -> {
+                SessionState before = state.sessions.get(r.session());
+                SessionState after = SessionFold.apply(before, r);
+                if (before == null) {
+                    state.sessions.put(after.id(), after);
+                }
+                if (after.capability() != null) {
+                    state.capabilityOwners.putIfAbsent(after.capability().id(), after.id());
+                }
+            }
+        }
+        state.size++;
+        return state;
+    }
+}

@@ -1,0 +1,57 @@
+package io.mcpledger.domain.policy;
+
+import static org.axonframework.modelling.command.AggregateLifecycle.apply;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.domain.ErrorCode;
+import io.mcpledger.domain.LedgerException;
+import io.mcpledger.domain.receipt.Canonical;
+import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.domain.receipt.ReceiptDraft;
+import io.mcpledger.domain.receipt.ReceiptKind;
+import io.mcpledger.domain.session.LedgerContext;
+import org.axonframework.commandhandling.CommandHandler;
+import org.axonframework.eventsourcing.EventSourcingHandler;
+import org.axonframework.modelling.command.AggregateCreationPolicy;
+import org.axonframework.modelling.command.AggregateIdentifier;
+import org.axonframework.modelling.command.CreationPolicy;
+
+/** The ledger's one policy stream: activations in order; activating the active policy again appends nothing. */
+public class PolicyAggregate {
+    /** The identifier of the single policy stream. */
+    public static final String STREAM = "policy";
+
+    @AggregateIdentifier
+    private String policyStream;
+    private String activeHash;
+
+    protected PolicyAggregate() {
+        // Axon creates the instance and sources it from the policy stream.
+    }
+
+    @CommandHandler
+    @CreationPolicy(AggregateCreationPolicy.CREATE_IF_MISSING)
+    public PolicyAnswer handle(ActivatePolicy cmd, LedgerContext ctx) {
+        PolicyDocument document;
+        try {
+            document = PolicyDocument.fromCanonical(cmd.document());
+        } catch (InvalidPolicyException e) {
+            throw new LedgerException(ErrorCode.INVALID_REQUEST, "policy: " + e.getMessage());
+        }
+        if (document.hash().equals(activeHash)) {
+            return new PolicyAnswer(activeHash, null);
+        }
+        ObjectNode body = Canonical.JSON.createObjectNode();
+        body.put("policy", document.hash());
+        Receipt receipt = ctx.signer().sign(
+                ReceiptDraft.ledgerWide(ctx.ids().receiptId(), ReceiptKind.POLICY_ACTIVATED, cmd.at(), body));
+        apply(new PolicyActivated(cmd.policyStream(), receipt, document.canonicalJson()));
+        return new PolicyAnswer(document.hash(), receipt);
+    }
+
+    @EventSourcingHandler
+    void on(PolicyActivated event) {
+        policyStream = event.policyStream();
+        activeHash = event.receipt().body().path("policy").asText();
+    }
+}

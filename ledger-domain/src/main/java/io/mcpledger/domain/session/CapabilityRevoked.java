@@ -1,0 +1,7 @@
+package io.mcpledger.domain.session;
+
+import io.mcpledger.domain.receipt.Receipt;
+
+/** A session's capability was revoked ({@code capability.revoked}). */
+public record CapabilityRevoked(String sessionId, Receipt receipt) implements SessionEvent {
+}

@@ -1,0 +1,380 @@
+package io.mcpledger.domain.session;
+
+import static org.axonframework.modelling.command.AggregateLifecycle.apply;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.domain.ErrorCode;
+import io.mcpledger.domain.LedgerException;
+import io.mcpledger.domain.ledger.SessionView;
+import io.mcpledger.domain.policy.Grant;
+import io.mcpledger.domain.policy.PolicyDocument;
+import io.mcpledger.domain.receipt.Canonical;
+import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.domain.receipt.ReceiptDraft;
+import io.mcpledger.domain.receipt.ReceiptKind;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.axonframework.commandhandling.CommandHandler;
+import org.axonframework.eventsourcing.EventSourcingHandler;
+import org.axonframework.modelling.command.AggregateCreationPolicy;
+import org.axonframework.modelling.command.AggregateIdentifier;
+import org.axonframework.modelling.command.CreationPolicy;
+
+/**
+ * One MCP session: every rule of spec section 4 is decided here, and every decision that appends is a
+ * signed receipt carried by the event. Handlers decide and throw ({@link LedgerException}: nothing
+ * appended) or apply events; the sourcing handler only folds the receipt with {@link SessionFold}.
+ * Time comes from the command, never from a clock.
+ */
+public class SessionAggregate {
+    @AggregateIdentifier
+    private String sessionId;
+    private SessionState state;
+
+    protected SessionAggregate() {
+        // Axon creates the instance and sources it from the session's events.
+    }
+
+    @CommandHandler
+    @CreationPolicy(AggregateCreationPolicy.ALWAYS)
+    public SessionAnswer handle(InitializeSession cmd, LedgerContext ctx) {
+        ProtocolVersions.require(cmd.protocolVersion());
+        String tokenRef = TokenRefs.of(cmd.clientTokenSha256());
+        if (ctx.authority().isPrincipalRevoked(tokenRef)) {
+            throw new LedgerException(ErrorCode.TOKEN_REVOKED, Reason.tokenRevoked().message());
+        }
+        ObjectNode body = Canonical.JSON.createObjectNode();
+        body.put("principal", cmd.principal());
+        body.put("tokenRef", tokenRef);
+        body.put("serverId", cmd.serverId());
+        body.put("protocolVersion", cmd.protocolVersion());
+        putCapability(body, ctx, cmd.principal(), cmd.at());
+        if (cmd.edge() != null) {
+            body.set("edge", cmd.edge().toJson());
+        }
+        if (cmd.clientInfo() != null) {
+            ObjectNode info = body.putObject("clientInfo");
+            if (cmd.clientInfo().name() != null) {
+                info.put("name", cmd.clientInfo().name());
+            }
+            if (cmd.clientInfo().version() != null) {
+                info.put("version", cmd.clientInfo().version());
+            }
+        }
+        Receipt receipt = sign(ctx, cmd.sessionId(), ReceiptKind.SESSION_INITIALIZED, cmd.at(), null, body);
+        apply(new SessionInitialized(cmd.sessionId(), receipt));
+        return new SessionAnswer(receipt, view(ctx));
+    }
+
+    @CommandHandler
+    public Answer handle(ResumeSession cmd, LedgerContext ctx) {
+        requireOwner(cmd.clientTokenSha256());
+        requireNotDeleted();
+        if (isExpired(ctx, cmd.at())) {
+            return new ErrorAnswer(ErrorCode.SESSION_EXPIRED, Reason.SESSION_EXPIRED_MESSAGE, expire(ctx, cmd.at()));
+        }
+        if (ctx.authority().isPrincipalRevoked(state.tokenRef())) {
+            throw new LedgerException(ErrorCode.TOKEN_REVOKED, Reason.tokenRevoked().message());
+        }
+        String version = ProtocolVersions.require(
+                cmd.protocolVersion() == null ? ProtocolVersions.RESUME_DEFAULT : cmd.protocolVersion());
+        ObjectNode body = Canonical.JSON.createObjectNode();
+        body.put("protocolVersion", version);
+        if (!state.capabilityRevoked()) {
+            putCapability(body, ctx, state.principal(), cmd.at());
+        }
+        if (cmd.edge() != null) {
+            body.set("edge", cmd.edge().toJson());
+        }
+        Receipt resumed = sign(ctx, sessionId, ReceiptKind.SESSION_RESUMED, cmd.at(), null, body);
+        apply(new SessionResumed(sessionId, resumed));
+        markUnknownFromPreviousIncarnations(ctx, cmd.at());
+        return new SessionAnswer(resumed, view(ctx));
+    }
+
+    @CommandHandler
+    public Answer handle(RequestCall cmd, LedgerContext ctx) {
+        requireOwner(cmd.clientTokenSha256());
+        requireNotDeleted();
+        if (isExpired(ctx, cmd.at())) {
+            expire(ctx, cmd.at());
+            return sessionLevelRefusal(ctx, cmd, ErrorCode.SESSION_EXPIRED, Reason.sessionExpired());
+        }
+        if (ctx.authority().isPrincipalRevoked(state.tokenRef())) {
+            return sessionLevelRefusal(ctx, cmd, ErrorCode.TOKEN_REVOKED, Reason.tokenRevoked());
+        }
+        CallRecord earlier = state.call(cmd.requestId());
+        if (earlier != null) {
+            return repeat(earlier, cmd);
+        }
+        Optional<PolicyDocument> policy = ctx.authority().activePolicy();
+        Reason refusal = decide(cmd, policy);
+        ObjectNode body = callBody(cmd, state.capability().id(), policy.map(PolicyDocument::hash).orElse(null));
+        if (refusal != null) {
+            body.set("reason", refusal.toJson());
+            Receipt receipt = sign(ctx, sessionId, ReceiptKind.CALL_REFUSED, cmd.at(), cmd.requestId(), body);
+            apply(new CallRefused(sessionId, receipt));
+            return new CallAnswer(receipt, refusal, state.capability().id());
+        }
+        Receipt receipt = sign(ctx, sessionId, ReceiptKind.CALL_ADMITTED, cmd.at(), cmd.requestId(), body);
+        apply(new CallAdmitted(sessionId, receipt));
+        return new CallAnswer(receipt, null, state.capability().id());
+    }
+
+    @CommandHandler
+    public SessionAnswer handle(RecordOutcome cmd, LedgerContext ctx) {
+        requireOwner(cmd.clientTokenSha256());
+        CallRecord call = admittedCall(cmd.requestId());
+        switch (call.outcome()) {
+            case PENDING -> {
+                ObjectNode body = Canonical.JSON.createObjectNode();
+                body.put("status", cmd.status());
+                if (cmd.resultSha256() != null) {
+                    body.put("resultSha256", cmd.resultSha256());
+                }
+                if (cmd.detail() != null) {
+                    body.put("detail", cmd.detail());
+                }
+                Receipt receipt = sign(ctx, sessionId, ReceiptKind.CALL_OUTCOME, cmd.at(), cmd.requestId(), body);
+                apply(new CallOutcomeRecorded(sessionId, receipt));
+                return new SessionAnswer(receipt, view(ctx));
+            }
+            case OK, ERROR -> {
+                JsonNode recorded = call.outcomeReceipt().body();
+                boolean same = recorded.path("status").asText().equals(cmd.status())
+                        && Objects.equals(textOrNull(recorded, "resultSha256"), cmd.resultSha256());
+                if (same) {
+                    return new SessionAnswer(call.outcomeReceipt(), view(ctx));
+                }
+                throw new LedgerException(ErrorCode.OUTCOME_CONFLICT, "request " + cmd.requestId()
+                        + " already has the final outcome " + recorded.path("status").asText()
+                        + (recorded.has("resultSha256") ? " with resultSha256 " + recorded.path("resultSha256").asText() : ""));
+            }
+            default -> throw new LedgerException(ErrorCode.OUTCOME_CONFLICT, "request " + cmd.requestId()
+                    + " has an unknown outcome; only an operator's resolution can settle it now");
+        }
+    }
+
+    @CommandHandler
+    public SessionAnswer handle(ResolveCall cmd, LedgerContext ctx) {
+        CallRecord call = admittedCall(cmd.requestId());
+        if (call.outcome() != CallRecord.Outcome.UNKNOWN || call.resolution() != null) {
+            String where = call.resolution() != null ? "already resolved as " + call.resolution()
+                    : "its outcome is " + call.outcome().name().toLowerCase();
+            throw new LedgerException(ErrorCode.CALL_NOT_UNKNOWN,
+                    "request " + cmd.requestId() + " is not unknown: " + where);
+        }
+        ObjectNode body = Canonical.JSON.createObjectNode();
+        body.put("status", cmd.status());
+        body.put("note", cmd.note());
+        Receipt receipt = sign(ctx, sessionId, ReceiptKind.CALL_RESOLVED, cmd.at(), cmd.requestId(), body);
+        apply(new CallResolved(sessionId, receipt));
+        return new SessionAnswer(receipt, view(ctx));
+    }
+
+    @CommandHandler
+    public SessionAnswer handle(RevokeCapability cmd, LedgerContext ctx) {
+        String capabilityId = cmd.capabilityId() == null ? state.capability().id() : cmd.capabilityId();
+        if (!state.held(capabilityId)) {
+            throw new LedgerException(ErrorCode.CAPABILITY_NOT_FOUND,
+                    "capability " + capabilityId + " was never issued to this session");
+        }
+        if (state.capabilityRevoked()) {
+            return new SessionAnswer(state.capabilityRevocation(), view(ctx));
+        }
+        ObjectNode body = Canonical.JSON.createObjectNode();
+        body.put("capability", capabilityId);
+        Receipt receipt = sign(ctx, sessionId, ReceiptKind.CAPABILITY_REVOKED, cmd.at(), null, body);
+        apply(new CapabilityRevoked(sessionId, receipt));
+        return new SessionAnswer(receipt, view(ctx));
+    }
+
+    /** Appends {@code session.expired} when idle too long at the command's time; answers null otherwise. */
+    @CommandHandler
+    public SessionAnswer handle(ExpireSession cmd, LedgerContext ctx) {
+        if (state.status() != SessionStatus.ACTIVE || !isExpired(ctx, cmd.at())) {
+            return null;
+        }
+        return new SessionAnswer(expire(ctx, cmd.at()), view(ctx));
+    }
+
+    @CommandHandler
+    public SessionAnswer handle(DeleteSession cmd, LedgerContext ctx) {
+        requireOwner(cmd.clientTokenSha256());
+        requireNotDeleted();
+        if (isExpired(ctx, cmd.at())) {
+            expire(ctx, cmd.at());
+        }
+        Receipt receipt = sign(ctx, sessionId, ReceiptKind.SESSION_DELETED, cmd.at(), null,
+                Canonical.JSON.createObjectNode());
+        apply(new SessionDeleted(sessionId, receipt));
+        return new SessionAnswer(receipt, view(ctx));
+    }
+
+    @EventSourcingHandler
+    void on(SessionEvent event) {
+        sessionId = event.sessionId();
+        state = SessionFold.apply(state, event.receipt());
+    }
+
+    private Reason decide(RequestCall cmd, Optional<PolicyDocument> policy) {
+        Capability capability = state.capability();
+        if (state.capabilityRevoked()) {
+            return Reason.capabilityRevoked(capability.id());
+        }
+        List<Grant> covering = new ArrayList<>();
+        for (Grant g : capability.grants()) {
+            if (g.covers(cmd.server(), cmd.tool(), cmd.operation())) {
+                covering.add(g);
+            }
+        }
+        boolean policyAllows = policy.isPresent()
+                && policy.get().allows(state.principal(), cmd.server(), cmd.tool(), cmd.operation());
+        if (covering.isEmpty() || !policyAllows) {
+            return Reason.notInScope(cmd.tool(), cmd.server());
+        }
+        Instant latest = covering.stream().map(Grant::notAfter).max(Instant::compareTo).orElseThrow();
+        if (cmd.at().isAfter(latest)) {
+            return Reason.capabilityExpired(cmd.tool(), cmd.server(), latest);
+        }
+        return null;
+    }
+
+    private Answer repeat(CallRecord earlier, RequestCall cmd) {
+        boolean same = earlier.server().equals(cmd.server()) && earlier.tool().equals(cmd.tool())
+                && earlier.operation().equals(cmd.operation())
+                && earlier.argumentsSha256().equals(cmd.argumentsSha256());
+        if (!same) {
+            throw new LedgerException(ErrorCode.REQUEST_ID_CONFLICT, "requestId " + cmd.requestId()
+                    + " was already used in this session with a different server, tool, operation or argumentsSha256");
+        }
+        Receipt decision = earlier.decision();
+        String capabilityId = textOrNull(decision.body(), "capability");
+        if (earlier.admitted()) {
+            return new CallAnswer(decision, null, capabilityId);
+        }
+        JsonNode reason = decision.body().path("reason");
+        return new CallAnswer(decision, new Reason(reason.path("code").asText(), reason.path("message").asText()),
+                capabilityId);
+    }
+
+    /** A 410 or 403 on an existing session still records the refused call, once per request and reason. */
+    private ErrorAnswer sessionLevelRefusal(LedgerContext ctx, RequestCall cmd, ErrorCode code, Reason reason) {
+        CallRecord earlier = state.call(cmd.requestId());
+        if (earlier != null && !earlier.admitted()
+                && reason.code().equals(earlier.decision().body().path("reason").path("code").asText())) {
+            return new ErrorAnswer(code, reason.message(), earlier.decision());
+        }
+        Optional<PolicyDocument> policy = ctx.authority().activePolicy();
+        ObjectNode body = callBody(cmd, state.capability().id(), policy.map(PolicyDocument::hash).orElse(null));
+        body.set("reason", reason.toJson());
+        Receipt receipt = sign(ctx, sessionId, ReceiptKind.CALL_REFUSED, cmd.at(), cmd.requestId(), body);
+        apply(new CallRefused(sessionId, receipt));
+        return new ErrorAnswer(code, reason.message(), receipt);
+    }
+
+    private void markUnknownFromPreviousIncarnations(LedgerContext ctx, Instant at) {
+        String current = state.edge() == null ? null : state.edge().incarnation();
+        List<CallRecord> orphaned = new ArrayList<>();
+        for (CallRecord call : state.calls().values()) {
+            if (call.admitted() && call.outcome() == CallRecord.Outcome.PENDING
+                    && !Objects.equals(call.incarnation(), current)) {
+                orphaned.add(call);
+            }
+        }
+        for (CallRecord call : orphaned) {
+            ObjectNode body = Canonical.JSON.createObjectNode();
+            body.put("status", "unknown");
+            body.put("detail", "admitted under edge incarnation " + describe(call.incarnation())
+                    + "; the session was resumed by incarnation " + describe(current) + " before an outcome was recorded");
+            Receipt receipt = sign(ctx, sessionId, ReceiptKind.CALL_OUTCOME, at, call.requestId(), body);
+            apply(new CallOutcomeRecorded(sessionId, receipt));
+        }
+    }
+
+    private Receipt expire(LedgerContext ctx, Instant at) {
+        if (state.status() != SessionStatus.ACTIVE) {
+            return null;
+        }
+        ObjectNode body = Canonical.JSON.createObjectNode();
+        body.put("lastActivityAt", io.mcpledger.domain.receipt.Timestamps.format(state.lastActivityAt()));
+        body.put("idleExpiryMs", ctx.idleExpiry().toMillis());
+        Receipt receipt = sign(ctx, sessionId, ReceiptKind.SESSION_EXPIRED, at, null, body);
+        apply(new SessionExpired(sessionId, receipt));
+        return receipt;
+    }
+
+    private boolean isExpired(LedgerContext ctx, Instant at) {
+        return state.status() == SessionStatus.EXPIRED
+                || at.isAfter(state.lastActivityAt().plus(ctx.idleExpiry()));
+    }
+
+    private void requireOwner(String clientTokenSha256) {
+        if (!SessionIds.isIssuedTo(sessionId, clientTokenSha256)) {
+            throw new LedgerException(ErrorCode.SESSION_NOT_FOUND, "session not found");
+        }
+    }
+
+    private void requireNotDeleted() {
+        if (state.status() == SessionStatus.DELETED) {
+            throw new LedgerException(ErrorCode.SESSION_DELETED, "session has been deleted");
+        }
+    }
+
+    private CallRecord admittedCall(String requestId) {
+        CallRecord call = state.call(requestId);
+        if (call == null) {
+            throw new LedgerException(ErrorCode.CALL_NOT_FOUND, "no call with requestId " + requestId + " in this session");
+        }
+        if (!call.admitted()) {
+            throw new LedgerException(ErrorCode.CALL_NOT_ADMITTED, "request " + requestId + " was refused, not admitted");
+        }
+        return call;
+    }
+
+    private void putCapability(ObjectNode body, LedgerContext ctx, String principal, Instant at) {
+        Optional<PolicyDocument> policy = ctx.authority().activePolicy();
+        List<Grant> grants = policy.map(p -> p.grantsFor(principal, at)).orElse(List.of());
+        body.set("capability", new Capability(ctx.ids().capabilityId(), grants).toJson());
+        policy.ifPresent(p -> body.put("policy", p.hash()));
+    }
+
+    private static ObjectNode callBody(RequestCall cmd, String capabilityId, String policyHash) {
+        ObjectNode body = Canonical.JSON.createObjectNode();
+        body.put("server", cmd.server());
+        body.put("tool", cmd.tool());
+        body.put("operation", cmd.operation());
+        body.put("argumentsSha256", cmd.argumentsSha256());
+        if (cmd.jsonrpcId() != null) {
+            body.put("jsonrpcId", cmd.jsonrpcId());
+        }
+        body.put("capability", capabilityId);
+        if (policyHash != null) {
+            body.put("policy", policyHash);
+        }
+        return body;
+    }
+
+    private Receipt sign(LedgerContext ctx, String session, ReceiptKind kind, Instant at, String request, ObjectNode body) {
+        long seq = state == null ? 1 : state.seq() + 1;
+        String prev = state == null ? null : state.head();
+        return ctx.signer().sign(new ReceiptDraft(ctx.ids().receiptId(), kind, at, session, seq, prev, request, body));
+    }
+
+    private ObjectNode view(LedgerContext ctx) {
+        return SessionView.toJson(state, ctx.idleExpiry());
+    }
+
+    private static String describe(String incarnation) {
+        return incarnation == null ? "(none)" : incarnation;
+    }
+
+    private static String textOrNull(JsonNode node, String field) {
+        JsonNode v = node.get(field);
+        return v == null ? null : v.asText();
+    }
+}

@@ -1,0 +1,134 @@
+package io.mcpledger.domain.crypto;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mcpledger.domain.receipt.LedgerVectors;
+import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.domain.receipt.ReceiptSigner;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Spec section 6 promises that stock tools verify receipts with {@code public-key.pem}; OpenSSL is the
+ * stock tool an auditor is most likely to have. Skipped where {@code openssl} is not on the PATH.
+ */
+class OpenSslInteropTest {
+    private static final long TIMEOUT_SECONDS = 30;
+
+    @TempDir
+    Path dir;
+
+    private final SigningKey key = SigningKey.generate(new SecureRandom());
+
+    @BeforeAll
+    static void requireOpenSsl() {
+        Assumptions.assumeTrue(onPath("openssl"), "openssl is not on the PATH");
+    }
+
+    @Test
+    void opensslReadsAGeneratedPrivateKey() throws Exception {
+        Path privatePem = write("signing-key.pem", key.privatePem());
+
+        Result result = openssl("pkey", "-in", privatePem.toString(), "-noout");
+
+        assertThat(result.exit()).as(result.stderr()).isZero();
+    }
+
+    @Test
+    void opensslDerivesThePublicPemTheProjectWrites() throws Exception {
+        Path privatePem = write("signing-key.pem", key.privatePem());
+
+        Result result = openssl("pkey", "-in", privatePem.toString(), "-pubout");
+
+        assertThat(result.exit()).as(result.stderr()).isZero();
+        assertThat(result.stdout()).isEqualTo(key.publicKey().pem());
+    }
+
+    @Test
+    void opensslVerifiesAReceiptSignedByTheProject() throws Exception {
+        Receipt receipt = signedReceipt();
+        byte[] signature = Base64.getDecoder().decode(receipt.sig());
+
+        Result result = verifyWithOpenssl(receipt.signingInput(), signature);
+
+        assertThat(result.exit()).as(result.stdout() + result.stderr()).isZero();
+        assertThat(result.stdout()).isEqualTo("Signature Verified Successfully\n");
+    }
+
+    @Test
+    void opensslRefusesAReceiptSignatureWithOneByteFlipped() throws Exception {
+        Receipt receipt = signedReceipt();
+        byte[] signature = Base64.getDecoder().decode(receipt.sig());
+        signature[10] ^= 0x01;
+
+        Result result = verifyWithOpenssl(receipt.signingInput(), signature);
+
+        assertThat(result.exit()).as(result.stdout()).isNotZero();
+    }
+
+    private Receipt signedReceipt() {
+        ReceiptSigner signer = new ReceiptSigner(key, LogKeys.defaultOrigin(key.publicKey().raw()));
+        return signer.sign(LedgerVectors.draftOf(
+                LedgerVectors.receipt("rcpt-test-0002-call.admitted").get("receipt")));
+    }
+
+    private Result verifyWithOpenssl(byte[] signingInput, byte[] signature) throws Exception {
+        Path publicPem = write("public-key.pem", key.publicKey().pem());
+        Path input = Files.write(dir.resolve("signing-input"), signingInput);
+        Path sig = Files.write(dir.resolve("sig"), signature);
+        return openssl("pkeyutl", "-verify", "-pubin", "-inkey", publicPem.toString(), "-rawin",
+                "-in", input.toString(), "-sigfile", sig.toString());
+    }
+
+    private Path write(String name, String text) throws IOException {
+        return Files.writeString(dir.resolve(name), text, StandardCharsets.US_ASCII);
+    }
+
+    private record Result(int exit, String stdout, String stderr) {
+    }
+
+    private Result openssl(String... args) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add("openssl");
+        command.addAll(List.of(args));
+        Path out = Files.createTempFile(dir, "openssl", ".out");
+        Path err = Files.createTempFile(dir, "openssl", ".err");
+        // Output goes to files so a stuck openssl cannot block us on a full pipe before the timeout.
+        Process process = new ProcessBuilder(command)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
+        process.getOutputStream().close();
+        if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("openssl " + String.join(" ", args) + " did not finish in " + TIMEOUT_SECONDS + " s");
+        }
+        return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+    }
+
+    private static boolean onPath(String program) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return false;
+        }
+        for (String entry : path.split(File.pathSeparator)) {
+            if (!entry.isEmpty() && Files.isExecutable(Path.of(entry, program))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

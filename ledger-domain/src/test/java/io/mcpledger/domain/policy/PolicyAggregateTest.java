@@ -1,0 +1,82 @@
+package io.mcpledger.domain.policy;
+
+import static org.axonframework.test.matchers.Matchers.predicate;
+
+import io.mcpledger.domain.crypto.Hex;
+import io.mcpledger.domain.crypto.SigningKey;
+import io.mcpledger.domain.receipt.Canonical;
+import io.mcpledger.domain.receipt.ReceiptKind;
+import io.mcpledger.domain.receipt.ReceiptSigner;
+import io.mcpledger.domain.session.Authority;
+import io.mcpledger.domain.session.LedgerContext;
+import io.mcpledger.domain.session.RandomIds;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.axonframework.test.aggregate.AggregateTestFixture;
+import org.axonframework.test.aggregate.FixtureConfiguration;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Policy activation (spec section 5): appended when the hash changes, nothing when it is already active. */
+class PolicyAggregateTest {
+    private static final Instant T0 = Instant.parse("2026-11-30T06:59:00Z");
+    private static final String QUOTE = "{\"capabilities\":{\"default\":{\"tools\":[{\"operations\":[\"invoke\"],"
+            + "\"server\":\"pricing\",\"tool\":\"quote\",\"ttl\":300}]}}}";
+    private static final String DISCOUNT = QUOTE.replace("quote", "discount");
+
+    private FixtureConfiguration<PolicyAggregate> fixture;
+
+    @BeforeEach
+    void setUp() {
+        Authority none = new Authority() {
+            @Override
+            public Optional<PolicyDocument> activePolicy() {
+                return Optional.empty();
+            }
+
+            @Override
+            public boolean isPrincipalRevoked(String tokenRef) {
+                return false;
+            }
+        };
+        SigningKey key = SigningKey.fromSeed(Hex.decode("0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20"));
+        fixture = new AggregateTestFixture<>(PolicyAggregate.class);
+        fixture.registerInjectableResource(new LedgerContext(new ReceiptSigner(key, "ledger.example/test"), none,
+                Duration.ofMinutes(30), new RandomIds()));
+    }
+
+    @Test
+    void theFirstPolicyIsActivated() throws Exception {
+        String hash = PolicyDocument.fromJson(Canonical.parse(QUOTE)).hash();
+        fixture.givenNoPriorActivity()
+                .when(new ActivatePolicy(QUOTE, T0))
+                .expectResultMessagePayloadMatching(predicate(a -> a instanceof PolicyAnswer p && p.policy().equals(hash)
+                        && p.receipt().kind() == ReceiptKind.POLICY_ACTIVATED
+                        && p.receipt().body().path("policy").asText().equals(hash) && p.receipt().session() == null));
+    }
+
+    @Test
+    void activatingTheActivePolicyAgainAppendsNothing() {
+        fixture.givenCommands(new ActivatePolicy(QUOTE, T0))
+                .when(new ActivatePolicy(QUOTE, T0.plusSeconds(5)))
+                .expectResultMessagePayloadMatching(predicate(a -> a instanceof PolicyAnswer p && p.receipt() == null))
+                .expectNoEvents();
+    }
+
+    @Test
+    void aDifferentPolicyIsActivated() {
+        fixture.givenCommands(new ActivatePolicy(QUOTE, T0))
+                .when(new ActivatePolicy(DISCOUNT, T0.plusSeconds(5)))
+                .expectEventsMatching(predicate(events -> events.size() == 1));
+    }
+
+    @Test
+    void anInvalidDocumentIsRefusedAndAppendsNothing() {
+        fixture.givenNoPriorActivity()
+                .when(new ActivatePolicy("{\"capabilities\":[]}", T0))
+                .expectException(predicate(e -> e instanceof io.mcpledger.domain.LedgerException le
+                        && le.getMessage().equals("policy: 'capabilities' must be a map of capability names to {tools: [...]}")))
+                .expectNoEvents();
+    }
+}
