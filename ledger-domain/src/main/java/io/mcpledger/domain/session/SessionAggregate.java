@@ -40,8 +40,12 @@ public class SessionAggregate {
     }
 
     @CommandHandler
-    @CreationPolicy(AggregateCreationPolicy.ALWAYS)
+    @CreationPolicy(AggregateCreationPolicy.CREATE_IF_MISSING)
     public SessionAnswer handle(InitializeSession cmd, LedgerContext ctx) {
+        if (state != null) {
+            // Ids carry 128 random bits, so this is a caller reusing an id, never a collision.
+            throw new IllegalStateException("session id " + cmd.sessionId() + " is already in use");
+        }
         ProtocolVersions.require(cmd.protocolVersion());
         String tokenRef = TokenRefs.of(cmd.clientTokenSha256());
         if (ctx.authority().isPrincipalRevoked(tokenRef)) {

@@ -46,6 +46,15 @@ class SessionLifecycleTest {
     }
 
     @Test
+    void initializeWithAnIdAlreadyInUseIsRefusedAndAppendsNothing() {
+        fixture.givenCommands(initialize())
+                .when(initialize())
+                .expectException(predicate(e -> e instanceof IllegalStateException
+                        && ((IllegalStateException) e).getMessage().equals("session id " + SESSION + " is already in use")))
+                .expectNoEvents();
+    }
+
+    @Test
     void initializeWithNoPolicyIssuesACapabilityWithoutGrants() {
         authority.policy = null;
         fixture.givenNoPriorActivity()
