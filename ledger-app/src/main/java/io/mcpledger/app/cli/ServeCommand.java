@@ -1,0 +1,131 @@
+package io.mcpledger.app.cli;
+
+import io.mcpledger.app.LedgerMain;
+import io.mcpledger.app.engine.LedgerSettings;
+import io.mcpledger.app.policy.PolicyFileException;
+import io.mcpledger.app.policy.PolicyFiles;
+import io.mcpledger.app.state.LedgerState;
+import io.mcpledger.app.state.StateDirectory;
+import io.mcpledger.app.state.StateException;
+import io.mcpledger.app.storage.StorageException;
+import io.mcpledger.domain.policy.PolicyDocument;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code serve}: creates the state directory on first start, checks every flag and the policy file
+ * before anything is appended, then runs the ledger inside a Micronaut context until SIGTERM.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true, description = "Start the ledger's HTTP service.")
+public final class ServeCommand implements Callable<Integer> {
+    @Option(names = "--state", defaultValue = "${env:LEDGER_STATE:-./state/ledger}",
+            description = "State directory (env LEDGER_STATE, default ${DEFAULT-VALUE}).")
+    Path state;
+
+    @Option(names = "--listen", defaultValue = "${env:LEDGER_LISTEN:-127.0.0.1:4320}", converter = HostPort.Converter.class,
+            description = "HOST:PORT to listen on (env LEDGER_LISTEN, default ${DEFAULT-VALUE}).")
+    HostPort listen;
+
+    @Option(names = "--policy", defaultValue = "${env:LEDGER_POLICY}",
+            description = "Policy file (YAML or JSON) to activate when it differs from the active one (env LEDGER_POLICY).")
+    Path policy;
+
+    @Option(names = "--origin", defaultValue = "${env:LEDGER_ORIGIN}",
+            description = "The log's origin; fixed when the state is created (env LEDGER_ORIGIN).")
+    String origin;
+
+    @Option(names = "--session-idle-expiry", defaultValue = "${env:LEDGER_SESSION_IDLE_EXPIRY:-30m}",
+            converter = Durations.class, description = "Idle time after which a session expires (default ${DEFAULT-VALUE}).")
+    Duration idleExpiry;
+
+    @Option(names = "--max-active-sessions", defaultValue = "${env:LEDGER_MAX_ACTIVE_SESSIONS:-10000}",
+            description = "Active sessions allowed at once (default ${DEFAULT-VALUE}).")
+    int maxActiveSessions;
+
+    @Option(names = "--checkpoint-interval", defaultValue = "${env:LEDGER_CHECKPOINT_INTERVAL:-1s}",
+            converter = Durations.class, description = "Longest time before a receipt is integrated (default ${DEFAULT-VALUE}).")
+    Duration checkpointInterval;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    private final CountDownLatch stopped = new CountDownLatch(1);
+
+    @Override
+    public Integer call() throws InterruptedException {
+        String problem = checkLimits();
+        if (problem != null) {
+            return fail(problem);
+        }
+        PolicyDocument document = null;
+        LedgerState ledgerState;
+        try {
+            if (policy != null) {
+                document = PolicyFiles.read(policy);
+            }
+            StateDirectory directory = new StateDirectory(state);
+            directory.init(origin);
+            ledgerState = directory.load(origin);
+        } catch (PolicyFileException | StateException e) {
+            return fail(e.getMessage());
+        }
+        LedgerSettings settings = new LedgerSettings(state, origin, listen, document, idleExpiry, maxActiveSessions,
+                checkpointInterval);
+        ApplicationContext context;
+        EmbeddedServer server;
+        try {
+            context = ApplicationContext.builder()
+                    .properties(Map.of("micronaut.server.host", listen.host(), "micronaut.server.port", listen.port()))
+                    .singletons(ledgerState, settings)
+                    .start();
+            server = context.getBean(EmbeddedServer.class).start();
+        } catch (RuntimeException e) {
+            return fail(rootMessage(e));
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.stop();
+            context.close();
+            spec.commandLine().getOut().println("Stopped: " + state + ". Every answered receipt is stored.");
+            spec.commandLine().getOut().flush();
+            stopped.countDown();
+        }, "ledger-shutdown"));
+        spec.commandLine().getOut().println("Ready: " + state + ". Listening on " + server.getHost() + ":" + server.getPort()
+                + ". Credentials: " + state.resolve(StateDirectory.CREDENTIALS) + "/");
+        spec.commandLine().getOut().flush();
+        stopped.await();
+        return LedgerMain.EXIT_OK;
+    }
+
+    /** Durations are already positive ({@link Durations} refuses 0); the session cap is the one left to check. */
+    private String checkLimits() {
+        if (maxActiveSessions < 1) {
+            return "--max-active-sessions must be at least 1, got " + maxActiveSessions;
+        }
+        return null;
+    }
+
+    private int fail(String message) {
+        spec.commandLine().getErr().println("ledger-app serve: " + message);
+        return LedgerMain.EXIT_USAGE;
+    }
+
+    /**
+     * Micronaut wraps start-up failures; the ledger's own exception says what to fix (a state in use by
+     * another process), else the innermost cause does.
+     */
+    private static String rootMessage(Throwable e) {
+        Throwable cause = e;
+        while (!(cause instanceof StorageException) && cause.getCause() != null && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        return String.valueOf(cause.getMessage()).strip().replaceAll("\\s*\\R\\s*", " ");
+    }
+}

@@ -1,0 +1,165 @@
+package io.mcpledger.app.engine;
+
+import io.mcpledger.app.state.LedgerState;
+import io.mcpledger.app.storage.H2Database;
+import io.mcpledger.app.storage.JdbcTransactionManager;
+import io.mcpledger.app.storage.StorageException;
+import io.mcpledger.domain.LedgerEvent;
+import io.mcpledger.domain.policy.ActivatePolicy;
+import io.mcpledger.domain.policy.PolicyAnswer;
+import io.mcpledger.domain.policy.PolicyDocument;
+import io.mcpledger.domain.receipt.ReceiptSigner;
+import io.mcpledger.domain.receipt.Timestamps;
+import io.mcpledger.domain.session.ExpireSession;
+import io.mcpledger.domain.session.LedgerContext;
+import io.mcpledger.domain.session.RandomIds;
+import io.mcpledger.query.LedgerProjection;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.axonframework.config.Configuration;
+import org.axonframework.eventhandling.TrackedEventMessage;
+import org.axonframework.common.stream.BlockingStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running ledger: the H2 store, Axon, and the projections rebuilt by replaying the whole event store
+ * before anything is served. The clock is read here, at the edge of the system, and passed into every
+ * command as its time; nothing downstream reads it.
+ */
+public final class LedgerEngine implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LedgerEngine.class);
+
+    private final LedgerState state;
+    private final H2Database database;
+    private final Configuration axon;
+    private final LedgerProjection projection;
+    private final ReceiptSigner signer;
+    private final Clock clock;
+    private final ScheduledExecutorService reaper;
+    private final long replayed;
+
+    private LedgerEngine(LedgerState state, H2Database database, Configuration axon, LedgerProjection projection,
+                         ReceiptSigner signer, Clock clock, long replayed) {
+        this.state = state;
+        this.database = database;
+        this.axon = axon;
+        this.projection = projection;
+        this.signer = signer;
+        this.clock = clock;
+        this.replayed = replayed;
+        this.reaper = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "ledger-reaper");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Opens the store, replays it into fresh projections, starts Axon, activates {@code settings.policy()}
+     * when it differs from the active one, and starts the idle-expiry reaper.
+     */
+    public static LedgerEngine start(LedgerState state, LedgerSettings settings, Clock clock) throws StorageException {
+        H2Database database = H2Database.open(state.directory());
+        try {
+            JdbcTransactionManager transactions = new JdbcTransactionManager(database.dataSource());
+            LedgerProjection projection = new LedgerProjection(settings.idleExpiry());
+            ReceiptSigner signer = new ReceiptSigner(state.signingKey(), state.origin());
+            LedgerContext context = new LedgerContext(signer, projection, settings.idleExpiry(), new RandomIds());
+            Configuration axon = AxonSetup.build(transactions, projection, context);
+            long replayed = replay(axon, projection);
+            axon.start();
+            LedgerEngine engine = new LedgerEngine(state, database, axon, projection, signer, clock, replayed);
+            if (settings.policy() != null) {
+                engine.activate(settings.policy());
+            }
+            engine.startReaper(settings.idleExpiry());
+            return engine;
+        } catch (RuntimeException e) {
+            database.close();
+            throw e;
+        }
+    }
+
+    private static long replay(Configuration axon, LedgerProjection projection) {
+        long count = 0;
+        try (BlockingStream<TrackedEventMessage<?>> stream = axon.eventStore().openStream(null)) {
+            while (stream.hasNextAvailable()) {
+                projection.replay((LedgerEvent) stream.nextAvailable().getPayload());
+                count++;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while replaying the event store", e);
+        }
+        return count;
+    }
+
+    private void startReaper(Duration idleExpiry) {
+        long periodMs = Math.max(100, Math.min(1_000, idleExpiry.toMillis() / 4));
+        reaper.scheduleWithFixedDelay(this::reap, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    }
+
+    private void reap() {
+        try {
+            Instant now = now();
+            for (String sessionId : projection.idleSessions(now)) {
+                commands().sendAndWait(new ExpireSession(sessionId, now));
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("Idle-expiry reaper failed; it retries at its next run: {}", e.toString());
+        }
+    }
+
+    /** Makes {@code policy} active; answers without a receipt when it already is. */
+    public PolicyAnswer activate(PolicyDocument policy) {
+        return commands().sendAndWait(new ActivatePolicy(policy.canonicalJson(), now()));
+    }
+
+    /** The time a command is stamped with: now, at the precision receipts keep. */
+    public Instant now() {
+        return Timestamps.truncate(clock.instant());
+    }
+
+    public CommandGateway commands() {
+        return axon.commandGateway();
+    }
+
+    public LedgerProjection projection() {
+        return projection;
+    }
+
+    public ReceiptSigner signer() {
+        return signer;
+    }
+
+    public LedgerState state() {
+        return state;
+    }
+
+    /** How many stored events the start-up replay folded into the projections. */
+    public long replayed() {
+        return replayed;
+    }
+
+    /** Stops the reaper, then Axon, then closes the store, releasing its file lock. */
+    @Override
+    public void close() {
+        reaper.shutdownNow();
+        try {
+            reaper.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            axon.shutdown();
+        } finally {
+            database.close();
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package io.mcpledger.app.engine;
+
+import io.mcpledger.app.state.LedgerState;
+import io.mcpledger.app.storage.StorageException;
+import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Context;
+import io.micronaut.context.annotation.Factory;
+import java.time.Clock;
+
+/** Starts the ledger (store, Axon, replay) with the Micronaut context and closes it when the context closes. */
+@Factory
+public class LedgerFactory {
+    @Context
+    @Bean(preDestroy = "close")
+    LedgerEngine ledgerEngine(LedgerState state, LedgerSettings settings) throws StorageException {
+        return LedgerEngine.start(state, settings, Clock.systemUTC());
+    }
+}

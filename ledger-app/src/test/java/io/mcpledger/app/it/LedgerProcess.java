@@ -1,0 +1,132 @@
+package io.mcpledger.app.it;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/** The packaged {@code ledger-app} jar running as a child process, as a user starts it. */
+final class LedgerProcess implements AutoCloseable {
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    final Process process;
+    final int port;
+    final List<String> stdout = new CopyOnWriteArrayList<>();
+    final List<String> stderr = new CopyOnWriteArrayList<>();
+    private final List<Thread> readers = new ArrayList<>();
+
+    private LedgerProcess(Process process, int port) {
+        this.process = process;
+        this.port = port;
+        readers.add(pump(process.getInputStream(), stdout));
+        readers.add(pump(process.getErrorStream(), stderr));
+    }
+
+    static Path jar() {
+        String jar = System.getProperty("ledger.jar");
+        if (jar == null) {
+            throw new IllegalStateException("run through 'mvn verify': the ledger.jar property names the packaged jar");
+        }
+        return Path.of(jar);
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** Runs a sub-command to completion (init, a refused serve) and returns the process. */
+    static Process run(Path workDir, String... args) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command(args)).directory(workDir.toFile()).start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("ledger-app " + String.join(" ", args) + " did not finish in 60 s");
+        }
+        return p;
+    }
+
+    /** Starts {@code serve} on a free port and waits for its Ready line. */
+    static LedgerProcess serve(Path workDir, String... extraArgs) throws IOException, InterruptedException {
+        int port = freePort();
+        List<String> args = new ArrayList<>(List.of("serve", "--listen", "127.0.0.1:" + port));
+        args.addAll(List.of(extraArgs));
+        LedgerProcess ledger = new LedgerProcess(
+                new ProcessBuilder(command(args.toArray(String[]::new))).directory(workDir.toFile()).start(), port);
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (ledger.stdout.stream().noneMatch(l -> l.startsWith("Ready: "))) {
+            if (!ledger.process.isAlive() || System.nanoTime() > deadline) {
+                ledger.process.destroyForcibly();
+                throw new IllegalStateException("ledger did not start; stderr: " + ledger.stderr);
+            }
+            Thread.sleep(50);
+        }
+        return ledger;
+    }
+
+    private static List<String> command(String... args) {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar().toString()));
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).GET().build();
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
+                .send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Sends SIGTERM and waits for the process to end; the exit status (143, 128 + SIGTERM, once the hooks ran). */
+    int terminate() throws InterruptedException {
+        // Process.destroy() would also close our ends of its pipes and lose the last lines it prints.
+        process.toHandle().destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("ledger did not stop within 30 s of SIGTERM");
+        }
+        for (Thread reader : readers) {
+            reader.join(5_000);
+        }
+        return process.exitValue();
+    }
+
+    static String read(java.io.InputStream in) throws IOException {
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+
+    private static Thread pump(java.io.InputStream in, List<String> lines) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = reader.readLine()) != null) {
+                    lines.add(line);
+                }
+            } catch (IOException ignored) {
+                // The process ended; what was read is kept.
+            }
+        }, "ledger-output");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+        }
+    }
+}

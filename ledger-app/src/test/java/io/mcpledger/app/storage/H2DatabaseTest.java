@@ -1,0 +1,138 @@
+package io.mcpledger.app.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class H2DatabaseTest {
+    @TempDir
+    Path state;
+
+    @Test
+    void createsLedgerMvDbInTheStateDirectory() throws Exception {
+        try (H2Database db = H2Database.open(state)) {
+            assertThat(db.file()).isEqualTo(state.toAbsolutePath().resolve("ledger.mv.db"));
+            assertThat(db.file()).isRegularFile();
+        }
+    }
+
+    @Test
+    void writeDelayIsZeroSoEveryCommitReachesTheFile() throws Exception {
+        try (H2Database db = H2Database.open(state);
+             Connection c = db.dataSource().getConnection();
+             Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(
+                     "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getString(1)).isEqualTo("0");
+        }
+    }
+
+    @Test
+    void pooledConnectionsDoNotAutoCommit() throws Exception {
+        try (H2Database db = H2Database.open(state); Connection c = db.dataSource().getConnection()) {
+            assertThat(c.getAutoCommit()).isFalse();
+        }
+    }
+
+    @Test
+    void committedRowsSurviveCloseAndReopenInTheSameJvm() throws Exception {
+        try (H2Database db = H2Database.open(state); Connection c = db.dataSource().getConnection();
+             Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (v INT)");
+            s.execute("INSERT INTO t VALUES (7)");
+            c.commit();
+        }
+        try (H2Database db = H2Database.open(state); Connection c = db.dataSource().getConnection();
+             Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).isEqualTo(7);
+        }
+    }
+
+    @Test
+    void closeReleasesTheFileLock() throws Exception {
+        H2Database db = H2Database.open(state);
+        db.close();
+        // Inside one JVM a lock still held by H2 would make tryLock throw OverlappingFileLockException.
+        try (FileChannel channel = FileChannel.open(state.resolve("ledger.mv.db"), StandardOpenOption.WRITE);
+             FileLock lock = channel.tryLock()) {
+            assertThat(lock).isNotNull();
+        }
+    }
+
+    @Test
+    void refusesAStateThatAnotherProcessHasOpen() throws Exception {
+        Process holder = new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"),
+                HoldDatabaseOpen.class.getName(), state.toAbsolutePath().toString())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
+            assertThat(out.readLine()).isEqualTo("open");
+
+            assertThatThrownBy(() -> H2Database.open(state))
+                    .isInstanceOf(StateInUseException.class)
+                    .hasMessage("the ledger state at " + state.toAbsolutePath() + " is in use by another process; "
+                            + "stop that process or pass a different --state directory");
+        } finally {
+            holder.getOutputStream().close();
+            if (!holder.waitFor(30, TimeUnit.SECONDS)) {
+                holder.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
+    void refusesAMissingStateDirectory() {
+        Path missing = state.resolve("nope");
+        assertThatThrownBy(() -> H2Database.open(missing))
+                .isInstanceOf(StorageException.class)
+                .hasMessage("the ledger state directory " + missing.toAbsolutePath() + " does not exist; run "
+                        + "'ledger-app init --state " + missing.toAbsolutePath() + "' first");
+    }
+
+    @Test
+    void refusesAPathWithASemicolonBecauseH2WouldReadItAsSettings() throws Exception {
+        Path odd = Files.createDirectory(state.resolve("a;TRACE_LEVEL_FILE=3"));
+        assertThatThrownBy(() -> H2Database.open(odd))
+                .isInstanceOf(StorageException.class)
+                .hasMessage("the ledger state directory " + odd.toAbsolutePath() + " contains ';', which H2 cannot "
+                        + "open; use a path without ';'");
+    }
+
+    @Test
+    void aCorruptDatabaseFileGivesOneLineNamingTheFile() throws Exception {
+        Files.write(state.resolve("ledger.mv.db"), "this is not an H2 database".repeat(200).getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> H2Database.open(state))
+                .isInstanceOf(StorageException.class)
+                .isNotInstanceOf(StateInUseException.class)
+                .hasMessageStartingWith("cannot open the ledger database " + state.toAbsolutePath().resolve("ledger.mv.db")
+                        + ": IO Exception: ")
+                .hasMessageEndingWith("; if the file is damaged, restore it from a backup")
+                .hasMessageNotContaining("\n");
+    }
+
+    @Test
+    void refusesAPoolSizeBelowOne() {
+        assertThatThrownBy(() -> H2Database.open(state, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("poolSize must be at least 1, got 0");
+    }
+}

@@ -1,0 +1,96 @@
+package io.mcpledger.app.storage;
+
+import static io.mcpledger.app.storage.EventStoreFixture.engine;
+import static io.mcpledger.app.storage.EventStoreFixture.event;
+import static io.mcpledger.app.storage.EventStoreFixture.payloads;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mcpledger.app.storage.EventStoreFixture.Noted;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.axonframework.eventhandling.GapAwareTrackingToken;
+import org.axonframework.eventhandling.TrackedEventMessage;
+import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class H2EventTableFactoryTest {
+    @TempDir
+    Path state;
+    private H2Database db;
+    private JdbcEventStorageEngine engine;
+
+    @BeforeEach
+    void open() throws Exception {
+        db = H2Database.open(state);
+        engine = engine(new JdbcTransactionManager(db.dataSource()));
+    }
+
+    @AfterEach
+    void close() {
+        db.close();
+    }
+
+    @Test
+    void creatingTheSchemaAgainKeepsTheStoredEvents() {
+        engine.appendEvents(event("a-1", 0, "kept"));
+
+        engine.createSchema(H2EventTableFactory.INSTANCE);
+
+        assertThat(payloads(engine, "a-1")).containsExactly(new Noted("kept"));
+    }
+
+    @Test
+    void payloadAndMetaDataAreVarbinaryOfOneBillionBytes() throws Exception {
+        List<String> columns = new ArrayList<>();
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH "
+                     + "FROM INFORMATION_SCHEMA.COLUMNS WHERE COLUMN_NAME IN ('PAYLOAD', 'METADATA') "
+                     + "ORDER BY TABLE_NAME, COLUMN_NAME")) {
+            while (rs.next()) {
+                columns.add(rs.getString(1) + "." + rs.getString(2) + " " + rs.getString(3) + " " + rs.getLong(4));
+            }
+        }
+        assertThat(columns).containsExactly(
+                "DOMAINEVENTENTRY.METADATA BINARY VARYING 1000000000",
+                "DOMAINEVENTENTRY.PAYLOAD BINARY VARYING 1000000000",
+                "SNAPSHOTEVENTENTRY.METADATA BINARY VARYING 1000000000",
+                "SNAPSHOTEVENTENTRY.PAYLOAD BINARY VARYING 1000000000");
+    }
+
+    @Test
+    void theFirstEventHasGlobalIndexOne() {
+        engine.appendEvents(event("a-1", 0, "first"));
+
+        List<? extends TrackedEventMessage<?>> tracked = engine.readEvents(null, false).toList();
+
+        assertThat(tracked).hasSize(1);
+        assertThat(tracked.get(0).trackingToken().position()).hasValue(1L);
+    }
+
+    @Test
+    void aTwoMegabytePayloadRoundTrips() {
+        String big = "x".repeat(2 * 1024 * 1024);
+
+        engine.appendEvents(event("a-1", 0, big));
+
+        assertThat(payloads(engine, "a-1")).containsExactly(new Noted(big));
+    }
+
+    @Test
+    void trackingFromAPositionSkipsEarlierEvents() {
+        engine.appendEvents(event("a-1", 0, "first"), event("a-2", 0, "second"));
+
+        List<Object> after = engine.readEvents(GapAwareTrackingToken.newInstance(1, Set.of()), false)
+                .map(TrackedEventMessage::getPayload).map(Object.class::cast).toList();
+
+        assertThat(after).containsExactly(new Noted("second"));
+    }
+}
