@@ -1,9 +1,9 @@
 package io.mcpledger.app.cli;
 
 import io.mcpledger.app.LedgerMain;
-import io.mcpledger.app.state.InitReport;
-import io.mcpledger.app.state.StateDirectory;
-import io.mcpledger.app.state.StateException;
+import io.mcpledger.app.statedir.InitReport;
+import io.mcpledger.app.statedir.StateDirectory;
+import io.mcpledger.app.statedir.StateException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

@@ -4,9 +4,9 @@ import io.mcpledger.app.LedgerMain;
 import io.mcpledger.app.engine.LedgerSettings;
 import io.mcpledger.app.policy.PolicyFileException;
 import io.mcpledger.app.policy.PolicyFiles;
-import io.mcpledger.app.state.LedgerState;
-import io.mcpledger.app.state.StateDirectory;
-import io.mcpledger.app.state.StateException;
+import io.mcpledger.app.statedir.LoadedState;
+import io.mcpledger.app.statedir.StateDirectory;
+import io.mcpledger.app.statedir.StateException;
 import io.mcpledger.app.storage.StorageException;
 import io.mcpledger.domain.policy.PolicyDocument;
 import io.micronaut.context.ApplicationContext;
@@ -66,14 +66,14 @@ public final class ServeCommand implements Callable<Integer> {
             return fail(problem);
         }
         PolicyDocument document = null;
-        LedgerState ledgerState;
+        LoadedState loadedState;
         try {
             if (policy != null) {
                 document = PolicyFiles.read(policy);
             }
             StateDirectory directory = new StateDirectory(state);
             directory.init(origin);
-            ledgerState = directory.load(origin);
+            loadedState = directory.load(origin);
         } catch (PolicyFileException | StateException e) {
             return fail(e.getMessage());
         }
@@ -84,7 +84,7 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             context = ApplicationContext.builder()
                     .properties(Map.of("micronaut.server.host", listen.host(), "micronaut.server.port", listen.port()))
-                    .singletons(ledgerState, settings)
+                    .singletons(loadedState, settings)
                     .start();
             server = context.getBean(EmbeddedServer.class).start();
         } catch (RuntimeException e) {

@@ -1,6 +1,6 @@
 package io.mcpledger.app.engine;
 
-import io.mcpledger.app.state.LedgerState;
+import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.storage.H2Database;
 import io.mcpledger.app.storage.JdbcTransactionManager;
 import io.mcpledger.app.storage.StorageException;
@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
 public final class LedgerEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LedgerEngine.class);
 
-    private final LedgerState state;
+    private final LoadedState state;
     private final H2Database database;
     private final Configuration axon;
     private final LedgerProjection projection;
@@ -44,7 +44,7 @@ public final class LedgerEngine implements AutoCloseable {
     private final ScheduledExecutorService reaper;
     private final long replayed;
 
-    private LedgerEngine(LedgerState state, H2Database database, Configuration axon, LedgerProjection projection,
+    private LedgerEngine(LoadedState state, H2Database database, Configuration axon, LedgerProjection projection,
                          ReceiptSigner signer, Clock clock, long replayed) {
         this.state = state;
         this.database = database;
@@ -64,7 +64,7 @@ public final class LedgerEngine implements AutoCloseable {
      * Opens the store, replays it into fresh projections, starts Axon, activates {@code settings.policy()}
      * when it differs from the active one, and starts the idle-expiry reaper.
      */
-    public static LedgerEngine start(LedgerState state, LedgerSettings settings, Clock clock) throws StorageException {
+    public static LedgerEngine start(LoadedState state, LedgerSettings settings, Clock clock) throws StorageException {
         H2Database database = H2Database.open(state.directory());
         try {
             JdbcTransactionManager transactions = new JdbcTransactionManager(database.dataSource());
@@ -138,7 +138,7 @@ public final class LedgerEngine implements AutoCloseable {
         return signer;
     }
 
-    public LedgerState state() {
+    public LoadedState state() {
         return state;
     }
 

@@ -1,6 +1,6 @@
 package io.mcpledger.app.engine;
 
-import io.mcpledger.app.state.LedgerState;
+import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.storage.StorageException;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
@@ -12,7 +12,7 @@ import java.time.Clock;
 public class LedgerFactory {
     @Context
     @Bean(preDestroy = "close")
-    LedgerEngine ledgerEngine(LedgerState state, LedgerSettings settings) throws StorageException {
+    LedgerEngine ledgerEngine(LoadedState state, LedgerSettings settings) throws StorageException {
         return LedgerEngine.start(state, settings, Clock.systemUTC());
     }
 }

@@ -3,8 +3,8 @@ package io.mcpledger.app.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mcpledger.app.LedgerMain;
-import io.mcpledger.app.state.Role;
-import io.mcpledger.app.state.StateDirectory;
+import io.mcpledger.app.statedir.Role;
+import io.mcpledger.app.statedir.StateDirectory;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

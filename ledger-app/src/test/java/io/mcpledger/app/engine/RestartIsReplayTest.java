@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.cli.HostPort;
 import io.mcpledger.app.policy.PolicyFiles;
-import io.mcpledger.app.state.LedgerState;
-import io.mcpledger.app.state.StateDirectory;
+import io.mcpledger.app.statedir.LoadedState;
+import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.policy.PolicyDocument;
@@ -55,7 +55,7 @@ class RestartIsReplayTest {
                 Duration.ofSeconds(1));
     }
 
-    static LedgerState open(Path dir) throws Exception {
+    static LoadedState open(Path dir) throws Exception {
         StateDirectory state = new StateDirectory(dir);
         state.init(null);
         return state.load(null);
@@ -68,7 +68,7 @@ class RestartIsReplayTest {
     @Test
     void aRestartOnTheSameStateHasTheSameDigestAndSessions() throws Exception {
         PolicyDocument policy = PolicyFiles.parse(QUOTE_AND_DISCOUNT);
-        LedgerState state = open(dir);
+        LoadedState state = open(dir);
         List<String> sessions = new ArrayList<>();
         DigestView before;
         List<ObjectNode> viewsBefore = new ArrayList<>();

@@ -1,12 +1,12 @@
-package io.mcpledger.domain.crypto;
+package io.mcpledger.domain.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.mcpledger.domain.crypto.Hex;
+import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.LedgerVectors;
-import io.mcpledger.domain.session.SessionIds;
-import io.mcpledger.domain.session.TokenRefs;
 import java.util.Arrays;
 import java.util.Locale;
 import javax.crypto.Mac;
