@@ -2,18 +2,10 @@ package io.mcpledger.domain.principal;
 
 import static org.axonframework.test.matchers.Matchers.predicate;
 
-import io.mcpledger.domain.crypto.Hex;
-import io.mcpledger.domain.crypto.SigningKey;
-import io.mcpledger.domain.policy.PolicyDocument;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.receipt.ReceiptKind;
-import io.mcpledger.domain.receipt.ReceiptSigner;
-import io.mcpledger.domain.session.Authority;
-import io.mcpledger.domain.session.LedgerContext;
-import io.mcpledger.domain.session.RandomIds;
-import java.time.Duration;
+import io.mcpledger.domain.session.TestLedger;
 import java.time.Instant;
-import java.util.Optional;
 import org.axonframework.test.aggregate.AggregateTestFixture;
 import org.axonframework.test.aggregate.FixtureConfiguration;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,21 +20,8 @@ class PrincipalAggregateTest {
 
     @BeforeEach
     void setUp() {
-        Authority none = new Authority() {
-            @Override
-            public Optional<PolicyDocument> activePolicy() {
-                return Optional.empty();
-            }
-
-            @Override
-            public boolean isPrincipalRevoked(String tokenRef) {
-                return false;
-            }
-        };
-        SigningKey key = SigningKey.fromSeed(Hex.decode("0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20"));
         fixture = new AggregateTestFixture<>(PrincipalAggregate.class);
-        fixture.registerInjectableResource(new LedgerContext(new ReceiptSigner(key, "ledger.example/test"), none,
-                Duration.ofMinutes(30), new RandomIds()));
+        fixture.registerInjectableResource(TestLedger.context(new TestLedger.SettableAuthority()));
     }
 
     @Test

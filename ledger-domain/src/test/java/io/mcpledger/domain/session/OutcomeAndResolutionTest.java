@@ -7,26 +7,13 @@ import static org.axonframework.test.matchers.Matchers.predicate;
 import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.receipt.ReceiptKind;
 import java.time.Duration;
-import org.axonframework.test.aggregate.AggregateTestFixture;
-import org.axonframework.test.aggregate.FixtureConfiguration;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Outcomes (edge) and resolutions (operator) of spec section 4. */
-class OutcomeAndResolutionTest {
+class OutcomeAndResolutionTest extends SessionFixture {
     private static final Duration MIN_1 = Duration.ofMinutes(1);
     private static final Duration MIN_2 = Duration.ofMinutes(2);
     private static final Duration MIN_3 = Duration.ofMinutes(3);
-
-    private FixtureConfiguration<SessionAggregate> fixture;
-
-    @BeforeEach
-    void setUp() {
-        TestLedger.SettableAuthority authority = new TestLedger.SettableAuthority();
-        authority.policy = QUOTE_AND_DISCOUNT;
-        fixture = new AggregateTestFixture<>(SessionAggregate.class);
-        fixture.registerInjectableResource(context(authority));
-    }
 
     @Test
     void anOutcomeForAnAdmittedCallIsRecorded() {

@@ -6,26 +6,12 @@ import static org.axonframework.test.matchers.Matchers.predicate;
 import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.receipt.ReceiptKind;
 import java.time.Duration;
-import org.axonframework.test.aggregate.AggregateTestFixture;
-import org.axonframework.test.aggregate.FixtureConfiguration;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The admission table of spec section 4: session-level checks, then first match wins. */
-class RequestCallTest {
+class RequestCallTest extends SessionFixture {
     private static final Duration MIN_1 = Duration.ofMinutes(1);
     private static final Duration MIN_2 = Duration.ofMinutes(2);
-
-    private FixtureConfiguration<SessionAggregate> fixture;
-    private TestLedger.SettableAuthority authority;
-
-    @BeforeEach
-    void setUp() {
-        authority = new TestLedger.SettableAuthority();
-        authority.policy = QUOTE_AND_DISCOUNT;
-        fixture = new AggregateTestFixture<>(SessionAggregate.class);
-        fixture.registerInjectableResource(context(authority));
-    }
 
     @Test
     void aCallWithinTheCapabilityIsAdmitted() {

@@ -8,23 +8,10 @@ import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.receipt.ReceiptKind;
 import java.time.Duration;
 import org.axonframework.modelling.command.AggregateNotFoundException;
-import org.axonframework.test.aggregate.AggregateTestFixture;
-import org.axonframework.test.aggregate.FixtureConfiguration;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The resume table of spec section 4, row by row, first match wins. */
-class ResumeSessionTest {
-    private FixtureConfiguration<SessionAggregate> fixture;
-    private TestLedger.SettableAuthority authority;
-
-    @BeforeEach
-    void setUp() {
-        authority = new TestLedger.SettableAuthority();
-        authority.policy = QUOTE_AND_DISCOUNT;
-        fixture = new AggregateTestFixture<>(SessionAggregate.class);
-        fixture.registerInjectableResource(context(authority));
-    }
+class ResumeSessionTest extends SessionFixture {
 
     @Test
     void resumeOfAnIdNeverIssuedFindsNoSession() {

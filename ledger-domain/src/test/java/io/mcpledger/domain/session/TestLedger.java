@@ -61,7 +61,7 @@ public final class TestLedger {
               {"server":"pricing","tool":"*","operations":["invoke"],"ttl":300}]}}}""");
 
     /** An authority tests change between given and when. */
-    static final class SettableAuthority implements Authority {
+    public static final class SettableAuthority implements Authority {
         PolicyDocument policy;
         final Set<String> revoked = new HashSet<>();
 
@@ -105,7 +105,7 @@ public final class TestLedger {
         }
     }
 
-    static LedgerContext context(Authority authority) {
+    public static LedgerContext context(Authority authority) {
         return new LedgerContext(new ReceiptSigner(SigningKey.fromSeed(SEED), ORIGIN), authority, IDLE, new CounterIds());
     }
 
