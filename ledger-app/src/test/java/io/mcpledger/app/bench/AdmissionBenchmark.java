@@ -58,7 +58,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Every case runs for a warm-up, then for a fixed measured time; an operation counts when it both started and
  * ended inside the measured window. Latencies are kept as raw nanos and sorted (HdrHistogram is not on the
  * classpath). Arguments: {@code --warmup=S} and {@code --measure=S} for the admission cases (defaults 5 and 15;
- * the raw cases use fixed shorter windows), {@code --cases=a,b,c,d} to run a subset (default all).
+ * the raw cases use fixed shorter windows), {@code --cases=a,b,c,d} to run a subset (default all; {@code d1},
+ * {@code d2} and {@code d8} pick one admission case, for profiling).
  * All state lives in temporary directories that are deleted at the end.
  */
 public final class AdmissionBenchmark {
@@ -132,7 +133,7 @@ public final class AdmissionBenchmark {
         if (cases.contains("c")) {
             receiptPipeline(new ReceiptSigner(state.signingKey(), state.origin()));
         }
-        if (cases.contains("d")) {
+        if (cases.contains("d") || cases.contains("d1") || cases.contains("d2") || cases.contains("d8")) {
             admissions(settings -> LedgerEngine.start(state, settings, Clock.systemUTC()), stateDir);
         }
         System.out.printf(Locale.ROOT, "%nTotal run time %.0f s; load average at the end: %s%n",
@@ -315,10 +316,15 @@ public final class AdmissionBenchmark {
                     (System.nanoTime() - t0) / 1e9);
 
             AtomicLong requestIds = new AtomicLong();
-            record(measure("d(i). admissions, 1 session", "admissions/s", 1, warmup, measure,
-                    t -> admit(engine, sessions[SESSIONS], tokens[SESSIONS], requestIds, sent)));
+            if (cases.contains("d") || cases.contains("d1")) {
+                record(measure("d(i). admissions, 1 session", "admissions/s", 1, warmup, measure,
+                        t -> admit(engine, sessions[SESSIONS], tokens[SESSIONS], requestIds, sent)));
+            }
             AtomicLong roundRobin = new AtomicLong();
             for (int threads : new int[] {2, 8}) {
+                if (!cases.contains("d") && !cases.contains("d" + threads)) {
+                    continue;
+                }
                 record(measure("d(ii). admissions, " + SESSIONS + " sessions", "admissions/s", threads, warmup, measure,
                         t -> {
                             int s = (int) (roundRobin.getAndIncrement() % SESSIONS);

@@ -3,15 +3,9 @@ package io.mcpledger.domain.session;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.receipt.Canonical;
-import java.util.Objects;
 
 /** The edge that spoke for a session: its id and incarnation (either may be absent). */
 public record Edge(String id, String incarnation) {
-    /** True when both name the same incarnation; an absent incarnation differs from every present one. */
-    public static boolean sameIncarnation(Edge a, Edge b) {
-        return Objects.equals(a == null ? null : a.incarnation, b == null ? null : b.incarnation);
-    }
-
     public ObjectNode toJson() {
         ObjectNode node = Canonical.JSON.createObjectNode();
         if (id != null) {
