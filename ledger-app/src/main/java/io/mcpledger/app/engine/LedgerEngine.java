@@ -38,17 +38,19 @@ public final class LedgerEngine implements AutoCloseable {
     private final LoadedState state;
     private final H2Database database;
     private final Configuration axon;
+    private final GroupCommitCommandBus commandBus;
     private final LedgerProjection projection;
     private final ReceiptSigner signer;
     private final Clock clock;
     private final ScheduledExecutorService reaper;
     private final long replayed;
 
-    private LedgerEngine(LoadedState state, H2Database database, Configuration axon, LedgerProjection projection,
-                         ReceiptSigner signer, Clock clock, long replayed) {
+    private LedgerEngine(LoadedState state, H2Database database, Configuration axon, GroupCommitCommandBus commandBus,
+                         LedgerProjection projection, ReceiptSigner signer, Clock clock, long replayed) {
         this.state = state;
         this.database = database;
         this.axon = axon;
+        this.commandBus = commandBus;
         this.projection = projection;
         this.signer = signer;
         this.clock = clock;
@@ -71,10 +73,11 @@ public final class LedgerEngine implements AutoCloseable {
             LedgerProjection projection = new LedgerProjection(settings.idleExpiry());
             ReceiptSigner signer = new ReceiptSigner(state.signingKey(), state.origin());
             LedgerContext context = new LedgerContext(signer, projection, settings.idleExpiry(), new RandomIds());
-            Configuration axon = AxonSetup.build(transactions, projection, context);
+            GroupCommitCommandBus commandBus = new GroupCommitCommandBus(transactions, AxonSetup.COMMAND_WORKERS);
+            Configuration axon = AxonSetup.build(transactions, commandBus, projection, context);
             long replayed = replay(axon, projection);
             axon.start();
-            LedgerEngine engine = new LedgerEngine(state, database, axon, projection, signer, clock, replayed);
+            LedgerEngine engine = new LedgerEngine(state, database, axon, commandBus, projection, signer, clock, replayed);
             if (settings.policy() != null) {
                 engine.activate(settings.policy());
             }
@@ -126,8 +129,14 @@ public final class LedgerEngine implements AutoCloseable {
         return Timestamps.truncate(clock.instant());
     }
 
+    /** The gateway to the command side; an answer means the command's receipts are committed. */
     public CommandGateway commands() {
         return axon.commandGateway();
+    }
+
+    /** Group-commit counters, for benchmarks and health. */
+    public GroupCommitCommandBus commandBus() {
+        return commandBus;
     }
 
     public LedgerProjection projection() {
@@ -147,7 +156,7 @@ public final class LedgerEngine implements AutoCloseable {
         return replayed;
     }
 
-    /** Stops the reaper, then Axon, then closes the store, releasing its file lock. */
+    /** Stops the reaper, finishes queued commands, stops Axon, then closes the store, releasing its file lock. */
     @Override
     public void close() {
         reaper.shutdownNow();
@@ -157,6 +166,7 @@ public final class LedgerEngine implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         try {
+            commandBus.close();
             axon.shutdown();
         } finally {
             database.close();

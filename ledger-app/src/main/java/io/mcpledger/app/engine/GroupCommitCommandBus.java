@@ -1,0 +1,217 @@
+package io.mcpledger.app.engine;
+
+import io.mcpledger.domain.LedgerException;
+import io.mcpledger.domain.session.SessionCommand;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.axonframework.commandhandling.CommandBus;
+import org.axonframework.commandhandling.CommandCallback;
+import org.axonframework.commandhandling.CommandMessage;
+import org.axonframework.commandhandling.CommandResultMessage;
+import org.axonframework.commandhandling.GenericCommandResultMessage;
+import org.axonframework.commandhandling.callbacks.LoggingCallback;
+import org.axonframework.commandhandling.SimpleCommandBus;
+import org.axonframework.common.Registration;
+import org.axonframework.common.transaction.TransactionManager;
+import org.axonframework.messaging.GenericMessage;
+import org.axonframework.messaging.MessageDispatchInterceptor;
+import org.axonframework.messaging.MessageHandler;
+import org.axonframework.messaging.MessageHandlerInterceptor;
+import org.axonframework.messaging.unitofwork.DefaultUnitOfWork;
+import org.axonframework.messaging.unitofwork.UnitOfWork;
+import org.axonframework.modelling.command.AggregateNotFoundException;
+
+/**
+ * Group commit: commands that arrive while a commit is under way are handled together, each in its own
+ * nested unit of work under one root, and stored by one JDBC commit. No command is answered before that
+ * commit: Axon's {@link SimpleCommandBus} answers a nested unit as soon as it finishes, so its answers are
+ * held here and delivered after the root has committed (and the projections have folded the batch).
+ *
+ * <p>A command refused with a {@link LedgerException} (or for a missing aggregate) applied nothing, so its
+ * nested unit rolls back alone and the rest of the batch commits. Any other failure may have left a
+ * loaded aggregate half-changed, so the whole batch rolls back and every command in it is told so.
+ *
+ * <p>Each session's commands go to one worker (by session id), so two workers never wait on each
+ * other's aggregate locks; ledger-wide commands (policy, principals) go to the first.
+ */
+public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
+    /** Enough to amortize a commit; small enough that a batch's latency stays a few milliseconds. */
+    static final int MAX_BATCH = 64;
+
+    private final SimpleCommandBus local;
+    private final TransactionManager transactions;
+    private final Worker[] workers;
+    private final AtomicLong batches = new AtomicLong();
+    private final AtomicLong commands = new AtomicLong();
+    private volatile boolean closed;
+    private volatile CountDownLatch gate = new CountDownLatch(0);
+
+    public GroupCommitCommandBus(TransactionManager transactions, int workerCount) {
+        this.transactions = transactions;
+        this.local = SimpleCommandBus.builder().transactionManager(transactions).build();
+        this.workers = new Worker[workerCount];
+        for (int i = 0; i < workerCount; i++) {
+            workers[i] = new Worker("ledger-commit-" + i);
+            workers[i].start();
+        }
+    }
+
+    @Override
+    public <C> void dispatch(CommandMessage<C> command) {
+        dispatch(command, LoggingCallback.INSTANCE);
+    }
+
+    @Override
+    public <C, R> void dispatch(CommandMessage<C> command, CommandCallback<? super C, ? super R> callback) {
+        if (closed) {
+            callback.onResult(command, GenericCommandResultMessage.asCommandResultMessage(
+                    new IllegalStateException("the ledger is shutting down; nothing was stored")));
+            return;
+        }
+        workerFor(command.getPayload()).queue.add(new Pending(command, callback));
+    }
+
+    private Worker workerFor(Object payload) {
+        if (payload instanceof SessionCommand session) {
+            return workers[Math.floorMod(session.sessionId().hashCode(), workers.length)];
+        }
+        return workers[0];
+    }
+
+    @Override
+    public Registration subscribe(String commandName, MessageHandler<? super CommandMessage<?>> handler) {
+        return local.subscribe(commandName, handler);
+    }
+
+    @Override
+    public Registration registerHandlerInterceptor(MessageHandlerInterceptor<? super CommandMessage<?>> interceptor) {
+        return local.registerHandlerInterceptor(interceptor);
+    }
+
+    @Override
+    public Registration registerDispatchInterceptor(MessageDispatchInterceptor<? super CommandMessage<?>> interceptor) {
+        return local.registerDispatchInterceptor(interceptor);
+    }
+
+    /** Commits so far; with {@link #commands()} this gives the mean batch size. */
+    public long batches() {
+        return batches.get();
+    }
+
+    public long commands() {
+        return commands.get();
+    }
+
+    /** Tests hold the workers back to gather a known batch. */
+    void pause() {
+        gate = new CountDownLatch(1);
+    }
+
+    void resume() {
+        gate.countDown();
+    }
+
+    /** Stops taking commands, finishes what is queued, and stops the workers. */
+    @Override
+    public void close() {
+        closed = true;
+        resume();
+        for (Worker worker : workers) {
+            try {
+                worker.join(TimeUnit.SECONDS.toMillis(30));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private record Pending(CommandMessage<?> command, CommandCallback<?, ?> callback) {
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        void answer(CommandResultMessage<?> result) {
+            ((CommandCallback) callback).onResult(command, result);
+        }
+    }
+
+    private final class Worker extends Thread {
+        private final BlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+
+        Worker(String name) {
+            super(name);
+            setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            List<Pending> batch = new ArrayList<>(MAX_BATCH);
+            while (!closed || !queue.isEmpty()) {
+                try {
+                    Pending first = queue.poll(100, TimeUnit.MILLISECONDS);
+                    if (first == null) {
+                        continue;
+                    }
+                    gate.await();
+                    batch.add(first);
+                    queue.drainTo(batch, MAX_BATCH - 1);
+                    commit(batch);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } finally {
+                    batch.clear();
+                }
+            }
+        }
+
+        private void commit(List<Pending> batch) {
+            List<CommandResultMessage<?>> results = new ArrayList<>(batch.size());
+            UnitOfWork<?> root = DefaultUnitOfWork.startAndGet(new GenericMessage<>("group commit of " + batch.size()));
+            Throwable poison = null;
+            try {
+                root.attachTransaction(transactions);
+                for (Pending pending : batch) {
+                    CommandResultMessage<?>[] result = new CommandResultMessage<?>[1];
+                    local.dispatch(pending.command(), (c, r) -> result[0] = r);
+                    results.add(result[0]);
+                    if (result[0].isExceptional() && !appliedNothing(result[0].exceptionResult())) {
+                        poison = result[0].exceptionResult();
+                        break;
+                    }
+                }
+                if (poison != null) {
+                    root.rollback(poison);
+                } else {
+                    root.commit();
+                }
+            } catch (RuntimeException | Error e) {
+                poison = e;
+                if (root.isActive()) {
+                    root.rollback(e);
+                }
+            }
+            batches.incrementAndGet();
+            commands.addAndGet(batch.size());
+            for (int i = 0; i < batch.size(); i++) {
+                if (poison == null) {
+                    batch.get(i).answer(results.get(i));
+                } else if (i < results.size() && results.get(i).isExceptional()
+                        && results.get(i).exceptionResult() == poison) {
+                    batch.get(i).answer(results.get(i));
+                } else {
+                    batch.get(i).answer(GenericCommandResultMessage.asCommandResultMessage(new IllegalStateException(
+                            "not stored: the commit this command shared failed (" + poison + "); it is safe to retry",
+                            poison)));
+                }
+            }
+        }
+
+        private boolean appliedNothing(Throwable failure) {
+            return failure instanceof LedgerException || failure instanceof AggregateNotFoundException;
+        }
+    }
+}
