@@ -17,6 +17,7 @@ import io.mcpledger.query.LedgerProjection;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -68,23 +69,36 @@ public final class LedgerEngine implements AutoCloseable {
      */
     public static LedgerEngine start(LoadedState state, LedgerSettings settings, Clock clock) throws StorageException {
         H2Database database = H2Database.open(state.directory());
+        LedgerEngine engine;
         try {
             JdbcTransactionManager transactions = new JdbcTransactionManager(database.dataSource());
             LedgerProjection projection = new LedgerProjection(settings.idleExpiry());
             ReceiptSigner signer = new ReceiptSigner(state.signingKey(), state.origin());
             LedgerContext context = new LedgerContext(signer, projection, settings.idleExpiry(), new RandomIds());
             GroupCommitCommandBus commandBus = new GroupCommitCommandBus(transactions, AxonSetup.COMMAND_WORKERS);
-            Configuration axon = AxonSetup.build(transactions, commandBus, projection, context);
-            long replayed = replay(axon, projection);
-            axon.start();
-            LedgerEngine engine = new LedgerEngine(state, database, axon, commandBus, projection, signer, clock, replayed);
+            Configuration axon;
+            long replayed;
+            try {
+                axon = AxonSetup.build(transactions, commandBus, projection, context);
+                replayed = replay(axon, projection);
+                axon.start();
+            } catch (RuntimeException e) {
+                commandBus.close();
+                throw e;
+            }
+            engine = new LedgerEngine(state, database, axon, commandBus, projection, signer, clock, replayed);
+        } catch (RuntimeException e) {
+            database.close();
+            throw e;
+        }
+        try {
             if (settings.policy() != null) {
                 engine.activate(settings.policy());
             }
             engine.startReaper(settings.idleExpiry());
             return engine;
         } catch (RuntimeException e) {
-            database.close();
+            engine.close();
             throw e;
         }
     }
@@ -111,9 +125,10 @@ public final class LedgerEngine implements AutoCloseable {
     private void reap() {
         try {
             Instant now = now();
-            for (String sessionId : projection.idleSessions(now)) {
-                commands().sendAndWait(new ExpireSession(sessionId, now));
-            }
+            // Sent together so the expiries share commits; each is appended once by its aggregate.
+            CompletableFuture.allOf(projection.idleSessions(now).stream()
+                    .map(id -> commands().send(new ExpireSession(id, now)))
+                    .toArray(CompletableFuture[]::new)).join();
         } catch (RuntimeException e) {
             LOG.warn("Idle-expiry reaper failed; it retries at its next run: {}", e.toString());
         }
