@@ -1,11 +1,13 @@
 package io.mcpledger.app.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.management.OperatingSystemMXBean;
 import io.mcpledger.app.cli.HostPort;
 import io.mcpledger.app.engine.LedgerEngine;
 import io.mcpledger.app.engine.LedgerSettings;
 import io.mcpledger.app.policy.PolicyFiles;
+import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.app.storage.H2Database;
 import io.mcpledger.domain.crypto.Sha256;
@@ -21,10 +23,14 @@ import io.mcpledger.domain.session.Edge;
 import io.mcpledger.domain.session.InitializeSession;
 import io.mcpledger.domain.session.RandomIds;
 import io.mcpledger.domain.session.RequestCall;
+import io.mcpledger.domain.session.SessionAnswer;
 import io.mcpledger.domain.session.SessionIds;
 import java.io.IOException;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -46,9 +52,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 
 /**
  * Admission throughput through the command side, with the raw costs it is made of, in one run: Ed25519 signing,
@@ -57,9 +65,13 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Every case runs for a warm-up, then for a fixed measured time; an operation counts when it both started and
  * ended inside the measured window. Latencies are kept as raw nanos and sorted (HdrHistogram is not on the
- * classpath). Arguments: {@code --warmup=S} and {@code --measure=S} for the admission cases (defaults 5 and 15;
- * the raw cases use fixed shorter windows), {@code --cases=a,b,c,d} to run a subset (default all; {@code d1},
- * {@code d2} and {@code d8} pick one admission case, for profiling).
+ * classpath). Arguments: {@code --warmup=S} and {@code --measure=S} for the admission cases (defaults 5 and 15; the
+ * raw cases use fixed shorter windows); {@code --first-warmup=S} for the first admission case (default 15, because
+ * the JIT keeps a core busy compiling the engine for tens of seconds); {@code --cases=a,b,c,d} to run a subset
+ * (default all; {@code d1}, {@code d2}, {@code d8} and {@code d64} pick single admission cases, for profiling).
+ * Besides rate and latency it reports, per case, where the process CPU went (benchmark callers, the ledger's commit
+ * workers, other Java threads, and the JVM itself: GC and JIT), the kernel's share, the bytes written and, for
+ * admissions, the mean number of commands per group commit.
  * All state lives in temporary directories that are deleted at the end.
  */
 public final class AdmissionBenchmark {
@@ -73,19 +85,27 @@ public final class AdmissionBenchmark {
     private static final int RECEIPT_SIZED = 600;
     private static final int ROW_SIZED = 700;
     private static final int GROUP = 32;
-    private static final String ARGS_SHA256 = Sha256.hex("{\"sku\":\"A-1\",\"qty\":3}".getBytes(StandardCharsets.UTF_8));
+    /** Caller threads on the many-session cases: 2 and 8, and 64 so that group commit has something to group. */
+    private static final int[] CALLER_THREADS = {2, 8, 64};
+    private static final String ARGS_SHA256 =
+            Sha256.hex("{\"sku\":\"A-1\",\"qty\":3}".getBytes(StandardCharsets.UTF_8));
 
     private static final OperatingSystemMXBean OS =
             (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
+    private static final int CORES = Runtime.getRuntime().availableProcessors();
     private static volatile long sink;
 
+    private final Duration firstWarmup;
     private final Duration warmup;
     private final Duration measure;
     private final Set<String> cases;
     private final List<Row> rows = new ArrayList<>();
     private final List<Path> temporary = new ArrayList<>();
 
-    private AdmissionBenchmark(Duration warmup, Duration measure, Set<String> cases) {
+    private AdmissionBenchmark(Duration firstWarmup, Duration warmup, Duration measure, Set<String> cases) {
+        this.firstWarmup = firstWarmup;
         this.warmup = warmup;
         this.measure = measure;
         this.cases = cases;
@@ -94,27 +114,29 @@ public final class AdmissionBenchmark {
     public static void main(String[] args) throws Exception {
         Duration warmup = Duration.ofSeconds(5);
         Duration measure = Duration.ofSeconds(15);
+        Duration firstWarmup = Duration.ofSeconds(15);
         Set<String> cases = new LinkedHashSet<>(List.of("a", "b", "c", "d"));
         for (String arg : args) {
             if (arg.startsWith("--warmup=")) {
                 warmup = Duration.ofSeconds(Long.parseLong(arg.substring("--warmup=".length())));
+            } else if (arg.startsWith("--first-warmup=")) {
+                firstWarmup = Duration.ofSeconds(Long.parseLong(arg.substring("--first-warmup=".length())));
             } else if (arg.startsWith("--measure=")) {
                 measure = Duration.ofSeconds(Long.parseLong(arg.substring("--measure=".length())));
             } else if (arg.startsWith("--cases=")) {
                 cases = new LinkedHashSet<>(Arrays.asList(arg.substring("--cases=".length()).split(",")));
             } else {
-                System.err.println("unknown argument '" + arg + "'; use --warmup=S --measure=S --cases=a,b,c,d");
+                System.err.println("unknown argument '" + arg + "'; use --first-warmup=S --warmup=S --measure=S "
+                        + "--cases=a,b,c,d");
                 System.exit(2);
             }
         }
-        AdmissionBenchmark bench = new AdmissionBenchmark(warmup, measure, cases);
+        AdmissionBenchmark bench = new AdmissionBenchmark(firstWarmup, warmup, measure, cases);
         try {
             bench.run();
         } finally {
             bench.deleteTemporary();
         }
-        // exec:java waits for non-daemon threads (Hikari, Axon) otherwise; everything is closed by now.
-        System.exit(0);
     }
 
     private void run() throws Exception {
@@ -129,18 +151,20 @@ public final class AdmissionBenchmark {
         Path stateDir = temp("bench-state");
         StateDirectory directory = new StateDirectory(stateDir);
         directory.init(null);
-        var state = directory.load(null);
+        LoadedState state = directory.load(null);
         if (cases.contains("c")) {
             receiptPipeline(new ReceiptSigner(state.signingKey(), state.origin()));
         }
-        if (cases.contains("d") || cases.contains("d1") || cases.contains("d2") || cases.contains("d8")) {
-            admissions(settings -> LedgerEngine.start(state, settings, Clock.systemUTC()), stateDir);
+        if (cases.stream().anyMatch(c -> c.startsWith("d"))) {
+            admissions(state);
         }
         System.out.printf(Locale.ROOT, "%nTotal run time %.0f s; load average at the end: %s%n",
                 (System.nanoTime() - started) / 1e9, loadAverage());
         System.out.println();
-        System.out.println("| case | threads | rate | p50 | p99 | p99.9 | process CPU (of 2 cores) | CPU per op | GC |");
-        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        System.out.println("| case | threads | rate | p50 | p99 | p99.9 | process CPU (of " + CORES + " cores) "
+                + "| CPU per unit "
+                + "| written per unit | commands per commit |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (Row row : rows) {
             System.out.println(row.markdown());
         }
@@ -154,7 +178,7 @@ public final class AdmissionBenchmark {
         byte[] message = new byte[RECEIPT_SIZED];
         new SecureRandom().nextBytes(message);
         for (int threads : new int[] {1, 2}) {
-            record(measure("a. Ed25519 sign", "signatures/s", threads, Duration.ofSeconds(2), Duration.ofSeconds(5),
+            record(measure("a. Ed25519 sign", "signatures/s", threads, Duration.ofSeconds(2), Duration.ofSeconds(4),
                     t -> {
                         sink += key.sign(message)[0];
                         return 1;
@@ -175,24 +199,36 @@ public final class AdmissionBenchmark {
             try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE bench_row (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, "
                         + "payload VARBINARY NOT NULL)");
-                // The shape of Axon's domain event table: two unique indexes besides the primary key.
-                s.execute("CREATE TABLE bench_event (globalIndex BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, "
-                        + "aggregateIdentifier VARCHAR(255) NOT NULL, sequenceNumber BIGINT NOT NULL, "
-                        + "type VARCHAR(255), eventIdentifier VARCHAR(255) NOT NULL UNIQUE, metaData VARBINARY, "
-                        + "payload VARBINARY NOT NULL, payloadRevision VARCHAR(255), payloadType VARCHAR(255) NOT NULL, "
-                        + "timeStamp VARCHAR(255) NOT NULL, UNIQUE (aggregateIdentifier, sequenceNumber))");
+                // The shape of Axon's domain event table: two unique indexes besides the primary key; and the same
+                // without the unique index on the random eventIdentifier, to size what that index costs.
+                for (String table : new String[] {"bench_event", "bench_event_noid"}) {
+                    s.execute("CREATE TABLE " + table + " (globalIndex BIGINT GENERATED BY DEFAULT AS IDENTITY "
+                            + "PRIMARY KEY, aggregateIdentifier VARCHAR(255) NOT NULL, sequenceNumber BIGINT NOT NULL, "
+                            + "type VARCHAR(255), eventIdentifier VARCHAR(255) NOT NULL"
+                            + (table.equals("bench_event") ? " UNIQUE" : "") + ", metaData VARBINARY, "
+                            + "payload VARBINARY NOT NULL, payloadRevision VARCHAR(255), "
+                            + "payloadType VARCHAR(255) NOT NULL, timeStamp VARCHAR(255) NOT NULL, "
+                            + "UNIQUE (aggregateIdentifier, sequenceNumber))");
+                }
                 c.commit();
             }
             AtomicLong next = new AtomicLong();
-            record(insertRows(db, "b. H2 insert+commit, 1 row/commit", 1, 1, payloads, next));
-            record(insertRows(db, "b. H2 insert+commit, 1 row/commit", 2, 1, payloads, next));
-            record(insertRows(db, "b. H2 insert+commit, " + GROUP + " rows/commit", 1, GROUP, payloads, next));
-            record(insertEvents(db, payloads));
+            // The first case warms up longer: the JIT is still compiling H2 for several seconds.
+            record(insertRows(db, "b. H2 insert+commit, 1 row/commit", 1, 1, payloads, next, Duration.ofSeconds(6)));
+            record(insertRows(db, "b. H2 insert+commit, 1 row/commit", 2, 1, payloads, next, Duration.ofSeconds(2)));
+            record(insertRows(db, "b. H2 insert+commit, " + GROUP + " rows/commit", 1, GROUP, payloads, next,
+                    Duration.ofSeconds(2)));
+            record(insertEvents(db, payloads, "bench_event", 1,
+                    "b. H2 Axon-shaped event row (2 unique indexes), 1 row/commit"));
+            record(insertEvents(db, payloads, "bench_event", GROUP,
+                    "b. H2 Axon-shaped event row (2 unique indexes), " + GROUP + " rows/commit"));
+            record(insertEvents(db, payloads, "bench_event_noid", GROUP,
+                    "b. H2 Axon-shaped, eventIdentifier not indexed, " + GROUP + " rows/commit"));
         }
     }
 
-    private Row insertRows(H2Database db, String name, int threads, int perCommit, byte[][] payloads, AtomicLong next)
-            throws Exception {
+    private Row insertRows(H2Database db, String name, int threads, int perCommit, byte[][] payloads, AtomicLong next,
+                           Duration warmup) throws Exception {
         Connection[] connections = new Connection[threads];
         PreparedStatement[] inserts = new PreparedStatement[threads];
         try {
@@ -200,7 +236,7 @@ public final class AdmissionBenchmark {
                 connections[t] = db.dataSource().getConnection();
                 inserts[t] = connections[t].prepareStatement("INSERT INTO bench_row (payload) VALUES (?)");
             }
-            return measure(name, "rows/s", threads, Duration.ofSeconds(1), Duration.ofSeconds(5), t -> {
+            return measure(name, "rows/s", threads, warmup, Duration.ofSeconds(4), t -> {
                 for (int i = 0; i < perCommit; i++) {
                     inserts[t].setBytes(1, payloads[(int) (next.incrementAndGet() & 63)]);
                     inserts[t].executeUpdate();
@@ -217,35 +253,38 @@ public final class AdmissionBenchmark {
         }
     }
 
-    private Row insertEvents(H2Database db, byte[][] payloads) throws Exception {
+    /** Rows shaped like Axon's events of 1,000 sessions, round robin, {@code perCommit} rows per commit. */
+    private Row insertEvents(H2Database db, byte[][] payloads, String table, int perCommit, String name)
+            throws Exception {
         long[] sequences = new long[SESSIONS];
         String[] aggregates = new String[SESSIONS];
         for (int i = 0; i < SESSIONS; i++) {
             aggregates[i] = "mcp-" + UUID.randomUUID();
         }
         AtomicLong next = new AtomicLong();
+        byte[] metaData = "{}".getBytes(StandardCharsets.UTF_8);
         try (Connection c = db.dataSource().getConnection();
-             PreparedStatement insert = c.prepareStatement("INSERT INTO bench_event (aggregateIdentifier, "
-                     + "sequenceNumber, type, eventIdentifier, metaData, payload, payloadRevision, payloadType, timeStamp) "
-                     + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            byte[] metaData = "{}".getBytes(StandardCharsets.UTF_8);
-            return measure("b. H2 Axon-shaped event row (2 unique indexes), 1 row/commit", "rows/s", 1,
-                    Duration.ofSeconds(1), Duration.ofSeconds(5), t -> {
-                        long n = next.incrementAndGet();
-                        int a = (int) (n % SESSIONS);
-                        insert.setString(1, aggregates[a]);
-                        insert.setLong(2, sequences[a]++);
-                        insert.setString(3, "SessionAggregate");
-                        insert.setString(4, UUID.randomUUID().toString());
-                        insert.setBytes(5, metaData);
-                        insert.setBytes(6, payloads[(int) (n & 63)]);
-                        insert.setString(7, null);
-                        insert.setString(8, "io.mcpledger.domain.session.CallAdmitted");
-                        insert.setString(9, Instant.now().toString());
-                        insert.executeUpdate();
-                        c.commit();
-                        return 1;
-                    });
+             PreparedStatement insert = c.prepareStatement("INSERT INTO " + table + " (aggregateIdentifier, "
+                     + "sequenceNumber, type, eventIdentifier, metaData, payload, payloadRevision, payloadType, "
+                     + "timeStamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            return measure(name, "rows/s", 1, Duration.ofSeconds(2), Duration.ofSeconds(4), t -> {
+                for (int i = 0; i < perCommit; i++) {
+                    long n = next.incrementAndGet();
+                    int a = (int) (n % SESSIONS);
+                    insert.setString(1, aggregates[a]);
+                    insert.setLong(2, sequences[a]++);
+                    insert.setString(3, "SessionAggregate");
+                    insert.setString(4, UUID.randomUUID().toString());
+                    insert.setBytes(5, metaData);
+                    insert.setBytes(6, payloads[(int) (n & 63)]);
+                    insert.setString(7, null);
+                    insert.setString(8, "io.mcpledger.domain.session.CallAdmitted");
+                    insert.setString(9, Instant.now().toString());
+                    insert.executeUpdate();
+                }
+                c.commit();
+                return perCommit;
+            });
         }
     }
 
@@ -264,10 +303,17 @@ public final class AdmissionBenchmark {
         System.out.println("receipt line: " + sample.line().length() + " bytes");
         AtomicLong next = new AtomicLong();
         record(measure("c. receipt pipeline (ReceiptSigner.sign)", "receipts/s", 1, Duration.ofSeconds(2),
-                Duration.ofSeconds(5), t -> {
+                Duration.ofSeconds(4), t -> {
                     Receipt r = signer.sign(callAdmittedDraft(ids, session, capability, policyHash, prev,
                             next.incrementAndGet(), at));
                     sink += r.line().length();
+                    return 1;
+                }));
+        // One of the pipeline's two passes, to size what skipping the second one would save.
+        JsonNode tree = Canonical.parse(sample.line());
+        record(measure("c. one JCS pass over a receipt tree (Canonical.jcs)", "passes/s", 1, Duration.ofSeconds(2),
+                Duration.ofSeconds(4), t -> {
+                    sink += Canonical.jcs(tree).length();
                     return 1;
                 }));
     }
@@ -288,48 +334,57 @@ public final class AdmissionBenchmark {
 
     // ---------------------------------------------------------------- d. admissions through the engine
 
-    /** Starts the engine on the benchmark's state directory with the given settings. */
-    @FunctionalInterface
-    private interface Starter {
-        LedgerEngine start(LedgerSettings settings) throws Exception;
-    }
-
-    private void admissions(Starter starter, Path stateDir) throws Exception {
-        section("d. admissions: LedgerEngine.commands().sendAndWait(new RequestCall(...)), policy active");
+    private void admissions(LoadedState state) throws Exception {
+        Path stateDir = state.directory();
+        section("d. admissions: LedgerEngine.commands().sendAndWait(new RequestCall(...)), policy active, "
+                + "group commit");
         PolicyDocument policy = PolicyFiles.parse(POLICY);
         LedgerSettings settings = new LedgerSettings(stateDir, null, HostPort.parse("127.0.0.1:0"), policy,
                 Duration.ofMinutes(30), 100_000, Duration.ofSeconds(1));
         AtomicLong sent = new AtomicLong();
         long stored;
         long expected;
-        try (LedgerEngine engine = starter.start(settings)) {
+        try (LedgerEngine engine = LedgerEngine.start(state, settings, Clock.systemUTC())) {
             String[] sessions = new String[SESSIONS + 1];
             String[] tokens = new String[SESSIONS + 1];
             long t0 = System.nanoTime();
+            List<CompletableFuture<Object>> opened = new ArrayList<>();
             for (int i = 0; i <= SESSIONS; i++) {
                 tokens[i] = token(i);
                 sessions[i] = SessionIds.issue(tokens[i], RandomIds.sessionRandom());
-                engine.commands().sendAndWait(new InitializeSession(sessions[i], tokens[i], "alice", "pricing",
-                        "2025-06-18", null, new Edge("edge-bench", "1"), engine.now()));
+                opened.add(engine.commands().send(new InitializeSession(sessions[i], tokens[i], "alice", "pricing",
+                        "2025-06-18", null, new Edge("edge-bench", "1"), engine.now())));
+            }
+            for (CompletableFuture<Object> answer : opened) {
+                if (!(answer.get() instanceof SessionAnswer)) {
+                    throw new IllegalStateException("a session did not open: " + answer.get());
+                }
             }
             System.out.printf(Locale.ROOT, "initialized %d sessions in %.1f s%n", SESSIONS + 1,
                     (System.nanoTime() - t0) / 1e9);
 
             AtomicLong requestIds = new AtomicLong();
+            LongSupplier[] batches = {() -> engine.commandBus().batches(), () -> engine.commandBus().commands()};
+            // The first case warms up longer: C2 keeps a core busy compiling the engine for tens of seconds.
+            Duration[] nextWarmup = {firstWarmup.compareTo(warmup) > 0 ? firstWarmup : warmup};
             if (cases.contains("d") || cases.contains("d1")) {
-                record(measure("d(i). admissions, 1 session", "admissions/s", 1, warmup, measure,
-                        t -> admit(engine, sessions[SESSIONS], tokens[SESSIONS], requestIds, sent)));
+                Duration w = nextWarmup[0];
+                nextWarmup[0] = warmup;
+                record(measure("d(i). admissions, 1 session", "admissions/s", 1, w, measure,
+                        t -> admit(engine, sessions[SESSIONS], tokens[SESSIONS], requestIds, sent), batches));
             }
             AtomicLong roundRobin = new AtomicLong();
-            for (int threads : new int[] {2, 8}) {
+            for (int threads : CALLER_THREADS) {
                 if (!cases.contains("d") && !cases.contains("d" + threads)) {
                     continue;
                 }
-                record(measure("d(ii). admissions, " + SESSIONS + " sessions", "admissions/s", threads, warmup, measure,
-                        t -> {
+                Duration w = nextWarmup[0];
+                nextWarmup[0] = warmup;
+                record(measure((threads <= 8 ? "d(ii)" : "d(iii)") + ". admissions, " + SESSIONS + " sessions",
+                        "admissions/s", threads, w, measure, t -> {
                             int s = (int) (roundRobin.getAndIncrement() % SESSIONS);
                             return admit(engine, sessions[s], tokens[s], requestIds, sent);
-                        }));
+                        }, batches));
             }
             stored = engine.projection().digest().treeSize();
             expected = 1 + (SESSIONS + 1) + sent.get();
@@ -352,7 +407,8 @@ public final class AdmissionBenchmark {
         }
     }
 
-    private static int admit(LedgerEngine engine, String session, String token, AtomicLong requestIds, AtomicLong sent) {
+    private static int admit(LedgerEngine engine, String session, String token, AtomicLong requestIds,
+                             AtomicLong sent) {
         long n = requestIds.incrementAndGet();
         Object answer = engine.commands().sendAndWait(new RequestCall(session, token, "req-" + n, "pricing", "quote",
                 "invoke", ARGS_SHA256, Long.toString(n), engine.now()));
@@ -377,12 +433,19 @@ public final class AdmissionBenchmark {
      */
     private static Row measure(String name, String unit, int threads, Duration warmup, Duration measure, Op op)
             throws Exception {
+        return measure(name, unit, threads, warmup, measure, op, null);
+    }
+
+    /** As above; {@code batches} (commits, commands) gives the mean group-commit batch inside the window. */
+    private static Row measure(String name, String unit, int threads, Duration warmup, Duration measure, Op op,
+                               LongSupplier[] batches) throws Exception {
         long[][] latencies = new long[threads][];
         int[] counts = new int[threads];
         long[] units = new long[threads];
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CountDownLatch ready = new CountDownLatch(threads);
         CountDownLatch go = new CountDownLatch(1);
+        CountDownLatch counted = new CountDownLatch(1);
         long[] window = new long[2];
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -411,6 +474,8 @@ public final class AdmissionBenchmark {
                             done += n;
                         }
                     }
+                    // Stay alive until the end-of-window CPU snapshot has counted this thread.
+                    counted.await();
                 } catch (Throwable e) {
                     failure.compareAndSet(null, e);
                 }
@@ -429,9 +494,22 @@ public final class AdmissionBenchmark {
         sleepUntil(window[0]);
         long cpu0 = OS.getProcessCpuTime();
         long gc0 = gcMillis();
+        long written0 = bytesWritten();
+        long[] ticks0 = userSystemTicks();
+        long jit0 = JIT.getTotalCompilationTime();
+        long[] threads0 = threadCpuByGroup();
+        long commits0 = batches == null ? 0 : batches[0].getAsLong();
+        long commands0 = batches == null ? 0 : batches[1].getAsLong();
         sleepUntil(window[1]);
         long cpu1 = OS.getProcessCpuTime();
         long gc1 = gcMillis();
+        long written1 = bytesWritten();
+        long[] ticks1 = userSystemTicks();
+        long jit1 = JIT.getTotalCompilationTime();
+        long[] threads1 = threadCpuByGroup();
+        long commits1 = batches == null ? 0 : batches[0].getAsLong();
+        long commands1 = batches == null ? 0 : batches[1].getAsLong();
+        counted.countDown();
         for (Thread worker : workers) {
             worker.join();
         }
@@ -444,6 +522,9 @@ public final class AdmissionBenchmark {
             total += counts[t];
             totalUnits += units[t];
         }
+        long user = ticks1[0] - ticks0[0];
+        long system = ticks1[1] - ticks0[1];
+        double kernelShare = user + system <= 0 ? Double.NaN : (double) system / (user + system);
         long[] all = new long[total];
         int at = 0;
         for (int t = 0; t < threads; t++) {
@@ -453,11 +534,15 @@ public final class AdmissionBenchmark {
         Arrays.sort(all);
         double seconds = measure.toNanos() / 1e9;
         return new Row(name, unit, threads, totalUnits / seconds, all, (cpu1 - cpu0) / 1e9 / seconds,
-                totalUnits == 0 ? 0 : (cpu1 - cpu0) / 1e3 / totalUnits, gc1 - gc0);
+                totalUnits == 0 ? 0 : (cpu1 - cpu0) / 1e3 / totalUnits, gc1 - gc0,
+                totalUnits == 0 || written0 < 0 ? -1 : (written1 - written0) / totalUnits,
+                perUnitMicros(threads0, threads1, cpu1 - cpu0, totalUnits), kernelShare, jit1 - jit0,
+                commits1 == commits0 ? Double.NaN : (double) (commands1 - commands0) / (commits1 - commits0));
     }
 
     private record Row(String name, String unit, int threads, double rate, long[] sortedNanos, double cpuCores,
-                       double cpuMicrosPerUnit, long gcMillis) {
+                       double cpuMicrosPerUnit, long gcMillis, long bytesWrittenPerUnit, double[] threadMicrosPerUnit,
+                       double kernelShare, long jitMillis, double meanBatch) {
         double percentileMicros(double q) {
             if (sortedNanos.length == 0) {
                 return Double.NaN;
@@ -468,15 +553,30 @@ public final class AdmissionBenchmark {
 
         String text() {
             return String.format(Locale.ROOT,
-                    "%-62s %d thr  %,10.0f %-12s p50 %s  p99 %s  p99.9 %s  CPU %3.0f%% of 2 cores, %.1f us/unit, GC %d ms",
+                    "%-62s %d thr  %,10.0f %-12s p50 %s  p99 %s  p99.9 %s  CPU %3.0f%% of %d cores, %.1f us/unit, "
+                            + "= callers %.1f + commit workers %.1f + other Java threads %.1f + JVM (GC, JIT) %.1f; "
+                            + "kernel %.0f%%; GC %d ms, JIT %d ms, written %s/unit%s",
                     name, threads, rate, unit, micros(percentileMicros(0.50)), micros(percentileMicros(0.99)),
-                    micros(percentileMicros(0.999)), cpuCores * 50, cpuMicrosPerUnit, gcMillis);
+                    micros(percentileMicros(0.999)), cpuCores * 100 / CORES, CORES, cpuMicrosPerUnit,
+                    threadMicrosPerUnit[0],
+                    threadMicrosPerUnit[1], threadMicrosPerUnit[2], threadMicrosPerUnit[3], kernelShare * 100, gcMillis,
+                    jitMillis, bytes(bytesWrittenPerUnit), batch());
         }
 
         String markdown() {
-            return String.format(Locale.ROOT, "| %s | %d | %,.0f %s | %s | %s | %s | %.0f%% | %.1f us | %d ms |",
+            return String.format(Locale.ROOT, "| %s | %d | %,.0f %s | %s | %s | %s | %.0f%% | %.0f us | %s | %s |",
                     name, threads, rate, unit, micros(percentileMicros(0.50)), micros(percentileMicros(0.99)),
-                    micros(percentileMicros(0.999)), cpuCores * 50, cpuMicrosPerUnit, gcMillis);
+                    micros(percentileMicros(0.999)), cpuCores * 100 / CORES, cpuMicrosPerUnit,
+                    bytes(bytesWrittenPerUnit),
+                    Double.isNaN(meanBatch) ? "" : String.format(Locale.ROOT, "%.1f", meanBatch));
+        }
+
+        private String batch() {
+            return Double.isNaN(meanBatch) ? "" : String.format(Locale.ROOT, ", mean commit batch %.1f", meanBatch);
+        }
+
+        private static String bytes(long b) {
+            return b < 0 ? "n/a" : b >= 10_240 ? String.format(Locale.ROOT, "%.1f KiB", b / 1024.0) : b + " B";
         }
 
         private static String micros(double us) {
@@ -495,6 +595,65 @@ public final class AdmissionBenchmark {
         while ((left = nanoTime - System.nanoTime()) > 0) {
             Thread.sleep(Math.max(1, left / 1_000_000));
         }
+    }
+
+    /** CPU nanos of the live Java threads so far: benchmark callers, ledger commit workers, every other one. */
+    private static long[] threadCpuByGroup() {
+        long[] groups = new long[3];
+        for (ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
+            if (info == null) {
+                continue;
+            }
+            long cpu = THREADS.getThreadCpuTime(info.getThreadId());
+            if (cpu < 0) {
+                continue;
+            }
+            String name = info.getThreadName();
+            groups[name.startsWith("bench-") ? 0 : name.startsWith("ledger-commit") ? 1 : 2] += cpu;
+        }
+        return groups;
+    }
+
+    /** Per unit: callers, commit workers, other Java threads, and the rest of the process (GC, JIT, VM). */
+    private static double[] perUnitMicros(long[] before, long[] after, long processNanos, long units) {
+        double[] micros = new double[4];
+        if (units == 0) {
+            return micros;
+        }
+        long java = 0;
+        for (int g = 0; g < 3; g++) {
+            long spent = Math.max(0, after[g] - before[g]);
+            java += spent;
+            micros[g] = spent / 1e3 / units;
+        }
+        micros[3] = Math.max(0, processNanos - java) / 1e3 / units;
+        return micros;
+    }
+
+    /** User and system CPU ticks of the process (fields 14 and 15 of /proc/self/stat); zeros where there is none. */
+    private static long[] userSystemTicks() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            // fields[0] is field 3 (state), so utime (14) and stime (15) are at 11 and 12.
+            return new long[] {Long.parseLong(fields[11]), Long.parseLong(fields[12])};
+        } catch (IOException | RuntimeException e) {
+            return new long[] {0, 0};
+        }
+    }
+
+    /** Bytes this process has passed to write(2) so far ({@code wchar} of /proc/self/io); -1 where there is none. */
+    private static long bytesWritten() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/io"))) {
+                if (line.startsWith("wchar:")) {
+                    return Long.parseLong(line.substring("wchar:".length()).strip());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Not Linux: the column reads n/a.
+        }
+        return -1;
     }
 
     private static long gcMillis() {
