@@ -75,11 +75,14 @@ public final class AxonSetup {
                 .registerComponent(TokenStore.class, c -> tokens)
                 .registerComponent(LedgerContext.class, c -> context)
                 .configureAggregate(AggregateConfigurer.defaultConfiguration(SessionAggregate.class)
-                        .configureCache(c -> new LruCache(SESSION_CACHE_SIZE)))
+                        .configureCache(c -> new LruCache(SESSION_CACHE_SIZE))
+                        .configureCommandTargetResolver(c -> LedgerTargetResolver.INSTANCE))
                 .configureAggregate(AggregateConfigurer.defaultConfiguration(PolicyAggregate.class)
-                        .configureCache(c -> new LruCache(1)))
+                        .configureCache(c -> new LruCache(1))
+                        .configureCommandTargetResolver(c -> LedgerTargetResolver.INSTANCE))
                 .configureAggregate(AggregateConfigurer.defaultConfiguration(PrincipalAggregate.class)
-                        .configureCache(c -> new LruCache(1_000)));
+                        .configureCache(c -> new LruCache(1_000))
+                        .configureCommandTargetResolver(c -> LedgerTargetResolver.INSTANCE));
         configurer.eventProcessing(processing -> processing
                 .usingSubscribingEventProcessors()
                 .registerEventHandler(c -> projection));

@@ -1,6 +1,10 @@
 package io.mcpledger.app.storage;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import org.axonframework.eventsourcing.eventstore.jdbc.AbstractEventTableFactory;
+import org.axonframework.eventsourcing.eventstore.jdbc.EventSchema;
 
 /**
  * Axon's event and snapshot tables for H2 2.x, where Axon's {@code HsqlEventTableFactory} fails (its identity starts
@@ -26,5 +30,29 @@ public final class H2EventTableFactory extends AbstractEventTableFactory {
     @Override
     protected String payloadType() {
         return "VARBINARY";
+    }
+
+    /**
+     * The domain event table without Axon's unique index on the event identifier. Axon never looks an
+     * event up by that column, and every H2 commit rewrites the pages of every index it touches: the
+     * benchmark measured 12,700 against 5,700 Axon-shaped rows per second without it. The primary key
+     * (global index) and the unique (aggregate, sequence) pair, which stops two writers appending the
+     * same position of a stream, stay.
+     */
+    @Override
+    public PreparedStatement createDomainEventTable(Connection connection, EventSchema schema) throws SQLException {
+        String payload = payloadType();
+        return connection.prepareStatement("CREATE TABLE IF NOT EXISTS " + schema.domainEventTable() + " ("
+                + schema.globalIndexColumn() + " " + idColumnType() + " NOT NULL PRIMARY KEY, "
+                + schema.aggregateIdentifierColumn() + " VARCHAR(255) NOT NULL, "
+                + schema.sequenceNumberColumn() + " BIGINT NOT NULL, "
+                + schema.typeColumn() + " VARCHAR(255), "
+                + schema.eventIdentifierColumn() + " VARCHAR(255) NOT NULL, "
+                + schema.metaDataColumn() + " " + payload + ", "
+                + schema.payloadColumn() + " " + payload + " NOT NULL, "
+                + schema.payloadRevisionColumn() + " VARCHAR(255), "
+                + schema.payloadTypeColumn() + " VARCHAR(255) NOT NULL, "
+                + schema.timestampColumn() + " " + timestampType() + ", "
+                + "UNIQUE (" + schema.aggregateIdentifierColumn() + ", " + schema.sequenceNumberColumn() + "))");
     }
 }

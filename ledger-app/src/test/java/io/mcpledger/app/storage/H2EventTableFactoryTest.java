@@ -66,6 +66,24 @@ class H2EventTableFactoryTest {
     }
 
     @Test
+    void theEventTableKeepsOnlyTheKeyAndTheStreamPositionUnique() throws Exception {
+        List<String> constraints = new ArrayList<>();
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT tc.CONSTRAINT_TYPE, LISTAGG(k.COLUMN_NAME, ',') WITHIN GROUP "
+                     + "(ORDER BY k.ORDINAL_POSITION) FROM INFORMATION_SCHEMA.TABLE_CONSTRAINTS tc "
+                     + "JOIN INFORMATION_SCHEMA.KEY_COLUMN_USAGE k ON k.CONSTRAINT_NAME = tc.CONSTRAINT_NAME "
+                     + "WHERE tc.TABLE_NAME = 'DOMAINEVENTENTRY' GROUP BY tc.CONSTRAINT_NAME, tc.CONSTRAINT_TYPE "
+                     + "ORDER BY 1, 2")) {
+            while (rs.next()) {
+                constraints.add(rs.getString(1) + " " + rs.getString(2));
+            }
+        }
+        assertThat(constraints).containsExactly(
+                "PRIMARY KEY GLOBALINDEX",
+                "UNIQUE AGGREGATEIDENTIFIER,SEQUENCENUMBER");
+    }
+
+    @Test
     void theFirstEventHasGlobalIndexOne() {
         engine.appendEvents(event("a-1", 0, "first"));
 
