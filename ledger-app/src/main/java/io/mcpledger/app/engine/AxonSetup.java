@@ -41,6 +41,19 @@ public final class AxonSetup {
         return JacksonSerializer.builder().objectMapper(mapper).build();
     }
 
+    /** The JDBC event storage engine on H2, its tables created when missing; the storage tests use it too. */
+    public static JdbcEventStorageEngine eventStorage(JdbcTransactionManager transactions, Serializer serializer) {
+        JdbcEventStorageEngine storage = JdbcEventStorageEngine.builder()
+                .connectionProvider(transactions.connectionProvider())
+                .transactionManager(transactions)
+                .eventSerializer(serializer)
+                .snapshotSerializer(serializer)
+                .persistenceExceptionResolver(H2PersistenceExceptionResolver.INSTANCE)
+                .build();
+        storage.createSchema(H2EventTableFactory.INSTANCE);
+        return storage;
+    }
+
     /** Command workers: one per core measured best here; more raise the tail latency. */
     static final int COMMAND_WORKERS = 2;
 
@@ -51,14 +64,7 @@ public final class AxonSetup {
     static Configuration build(JdbcTransactionManager transactions, GroupCommitCommandBus commandBus,
                                LedgerProjection projection, LedgerContext context) {
         Serializer serializer = serializer();
-        JdbcEventStorageEngine storage = JdbcEventStorageEngine.builder()
-                .connectionProvider(transactions.connectionProvider())
-                .transactionManager(transactions)
-                .eventSerializer(serializer)
-                .snapshotSerializer(serializer)
-                .persistenceExceptionResolver(H2PersistenceExceptionResolver.INSTANCE)
-                .build();
-        storage.createSchema(H2EventTableFactory.INSTANCE);
+        JdbcEventStorageEngine storage = eventStorage(transactions, serializer);
         JdbcTokenStore tokens = JdbcTokenStore.builder()
                 .connectionProvider(transactions.connectionProvider())
                 .serializer(serializer)

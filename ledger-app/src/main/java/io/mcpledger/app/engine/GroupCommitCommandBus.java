@@ -25,6 +25,8 @@ import org.axonframework.messaging.MessageHandlerInterceptor;
 import org.axonframework.messaging.unitofwork.DefaultUnitOfWork;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.axonframework.modelling.command.AggregateNotFoundException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Group commit: commands that arrive while a commit is under way are handled together, each in its own
@@ -40,6 +42,7 @@ import org.axonframework.modelling.command.AggregateNotFoundException;
  * other's aggregate locks; ledger-wide commands (policy, principals) go to the first.
  */
 public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupCommitCommandBus.class);
     /** Enough to amortize a commit; small enough that a batch's latency stays a few milliseconds. */
     static final int MAX_BATCH = 64;
 
@@ -189,19 +192,25 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
                     root.commit();
                 }
             } catch (RuntimeException | Error e) {
-                poison = e;
-                if (root.isActive()) {
-                    root.rollback(e);
+                if (root.isActive() || root.isRolledBack()) {
+                    poison = e;
+                    if (root.isActive()) {
+                        root.rollback(e);
+                    }
+                } else {
+                    // Failed after the commit (an after-commit step): the receipts are stored, so the
+                    // answers stand; the failing step logs its own consequences.
+                    LOG.error("A batch of {} commands is committed, but a step after the commit failed", batch.size(), e);
                 }
             }
             batches.incrementAndGet();
             commands.addAndGet(batch.size());
             for (int i = 0; i < batch.size(); i++) {
-                if (poison == null) {
-                    batch.get(i).answer(results.get(i));
-                } else if (i < results.size() && results.get(i).isExceptional()
-                        && results.get(i).exceptionResult() == poison) {
-                    batch.get(i).answer(results.get(i));
+                CommandResultMessage<?> result = i < results.size() ? results.get(i) : null;
+                boolean ownAnswer = poison == null || (result != null && result.isExceptional()
+                        && (result.exceptionResult() == poison || appliedNothing(result.exceptionResult())));
+                if (ownAnswer) {
+                    batch.get(i).answer(result);
                 } else {
                     batch.get(i).answer(GenericCommandResultMessage.asCommandResultMessage(new IllegalStateException(
                             "not stored: the commit this command shared failed (" + poison + "); it is safe to retry",

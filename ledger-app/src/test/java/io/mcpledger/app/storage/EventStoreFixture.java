@@ -1,5 +1,6 @@
 package io.mcpledger.app.storage;
 
+import io.mcpledger.app.engine.AxonSetup;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -14,7 +15,6 @@ import org.axonframework.eventhandling.DomainEventMessage;
 import org.axonframework.eventhandling.EventMessage;
 import org.axonframework.eventhandling.GenericDomainEventMessage;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
-import org.axonframework.serialization.Serializer;
 import org.axonframework.serialization.json.JacksonSerializer;
 
 /** Builds Axon's JDBC event storage engine the way the ledger does, and looks at the database from outside it. */
@@ -27,16 +27,7 @@ final class EventStoreFixture {
     }
 
     static JdbcEventStorageEngine engine(JdbcTransactionManager transactions) {
-        Serializer serializer = JacksonSerializer.defaultSerializer();
-        JdbcEventStorageEngine engine = JdbcEventStorageEngine.builder()
-                .connectionProvider(transactions.connectionProvider())
-                .transactionManager(transactions)
-                .eventSerializer(serializer)
-                .snapshotSerializer(serializer)
-                .persistenceExceptionResolver(H2PersistenceExceptionResolver.INSTANCE)
-                .build();
-        engine.createSchema(H2EventTableFactory.INSTANCE);
-        return engine;
+        return AxonSetup.eventStorage(transactions, JacksonSerializer.defaultSerializer());
     }
 
     static DomainEventMessage<Noted> event(String aggregateId, long sequence, String text) {
