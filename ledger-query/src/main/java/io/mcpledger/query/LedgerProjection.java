@@ -146,6 +146,11 @@ public class LedgerProjection implements Authority {
         return read(() -> Optional.ofNullable(state.capabilityOwner(capabilityId)));
     }
 
+    /** How many receipts the projections have folded. */
+    public long size() {
+        return read(state::size);
+    }
+
     public DigestView digest() {
         return read(() -> new DigestView(state.size(), ProjectionDigest.of(state)));
     }

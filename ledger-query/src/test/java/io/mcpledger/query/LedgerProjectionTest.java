@@ -154,6 +154,7 @@ class LedgerProjectionTest {
         DigestView live = ledger.projection.digest();
 
         assertThat(live.treeSize()).isEqualTo(5);
+        assertThat(ledger.projection.size()).isEqualTo(5);
         assertThat(ledger.rebuilt(IDLE).digest()).isEqualTo(live);
         assertThat(ledger.rebuilt(IDLE).session(sessionId(1))).isEqualTo(ledger.projection.session(sessionId(1)));
     }

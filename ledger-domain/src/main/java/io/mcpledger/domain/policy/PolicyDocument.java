@@ -2,6 +2,7 @@ package io.mcpledger.domain.policy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.domain.Identifiers;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.Canonical;
 import java.io.IOException;
@@ -126,8 +127,7 @@ public final class PolicyDocument {
     }
 
     private static void requireIdentifier(String value, String where) throws InvalidPolicyException {
-        boolean ok = !value.isEmpty() && value.length() <= 256 && value.chars().allMatch(c -> c >= 0x21 && c <= 0x7e);
-        if (!ok) {
+        if (!Identifiers.isVisibleAscii(value, 256)) {
             throw new InvalidPolicyException("'" + where + "' must be 1 to 256 visible ASCII characters");
         }
     }

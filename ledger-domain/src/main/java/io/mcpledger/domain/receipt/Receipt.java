@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.domain.Identifiers;
 import io.mcpledger.domain.crypto.Hex;
 import io.mcpledger.domain.crypto.Sha256;
 import java.io.IOException;
@@ -70,7 +71,7 @@ public final class Receipt {
             throw new InvalidReceiptException("'v' must be 1");
         }
         String id = requireText(json, "id");
-        if (id.length() > 128 || !visibleAscii(id)) {
+        if (!Identifiers.isVisibleAscii(id, MAX_ID_LENGTH)) {
             throw new InvalidReceiptException("'id' must be 1 to 128 visible ASCII characters");
         }
         ReceiptKind kind = ReceiptKind.fromWire(requireText(json, "kind"))
@@ -121,6 +122,9 @@ public final class Receipt {
         return new Receipt(line, json, kind, at);
     }
 
+    /** Receipt ids are at most this long (spec section 6). */
+    static final int MAX_ID_LENGTH = 128;
+
     /** The largest integer JCS (IEEE-754 doubles) represents exactly. */
     static final long MAX_SAFE_INTEGER = (1L << 53) - 1;
 
@@ -156,16 +160,6 @@ public final class Receipt {
 
     static boolean isCallKind(ReceiptKind kind) {
         return kind.wire().startsWith("call.");
-    }
-
-    static boolean visibleAscii(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c < 0x21 || c > 0x7e) {
-                return false;
-            }
-        }
-        return !s.isEmpty();
     }
 
     /** How events store a receipt: as its line, re-validated when read back. */

@@ -1,6 +1,7 @@
 package io.mcpledger.domain.receipt;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.domain.Identifiers;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -16,7 +17,7 @@ public record ReceiptDraft(String id, ReceiptKind kind, Instant at, String sessi
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(at, "at");
         Objects.requireNonNull(body, "body");
-        if (id.length() > 128 || !Receipt.visibleAscii(id)) {
+        if (!Identifiers.isVisibleAscii(id, Receipt.MAX_ID_LENGTH)) {
             throw new IllegalArgumentException("receipt id must be 1 to 128 visible ASCII characters: " + id);
         }
         if (Receipt.isCallKind(kind) != (request != null) || (request != null && request.isEmpty())) {

@@ -117,13 +117,10 @@ public class SessionAggregate {
         }
         Optional<PolicyDocument> policy = ctx.authority().activePolicy();
         Reason refusal = decide(cmd, policy);
-        ObjectNode body = callBody(cmd, state.capability().id(), policy.map(PolicyDocument::hash).orElse(null));
         if (refusal != null) {
-            body.set("reason", refusal.toJson());
-            Receipt receipt = sign(ctx, sessionId, ReceiptKind.CALL_REFUSED, cmd.at(), cmd.requestId(), body);
-            apply(new CallRefused(sessionId, receipt));
-            return new CallAnswer(receipt, refusal, state.capability().id());
+            return new CallAnswer(refuse(ctx, cmd, policy, refusal), refusal, state.capability().id());
         }
+        ObjectNode body = callBody(cmd, state.capability().id(), policy.map(PolicyDocument::hash).orElse(null));
         Receipt receipt = sign(ctx, sessionId, ReceiptKind.CALL_ADMITTED, cmd.at(), cmd.requestId(), body);
         apply(new CallAdmitted(sessionId, receipt));
         return new CallAnswer(receipt, null, state.capability().id());
@@ -273,12 +270,16 @@ public class SessionAggregate {
                 && reason.code().equals(earlier.decision().body().path("reason").path("code").asText())) {
             return new ErrorAnswer(code, reason.message(), earlier.decision());
         }
-        Optional<PolicyDocument> policy = ctx.authority().activePolicy();
+        return new ErrorAnswer(code, reason.message(), refuse(ctx, cmd, ctx.authority().activePolicy(), reason));
+    }
+
+    /** Appends the {@code call.refused} receipt of a request, whichever check refused it. */
+    private Receipt refuse(LedgerContext ctx, RequestCall cmd, Optional<PolicyDocument> policy, Reason reason) {
         ObjectNode body = callBody(cmd, state.capability().id(), policy.map(PolicyDocument::hash).orElse(null));
         body.set("reason", reason.toJson());
         Receipt receipt = sign(ctx, sessionId, ReceiptKind.CALL_REFUSED, cmd.at(), cmd.requestId(), body);
         apply(new CallRefused(sessionId, receipt));
-        return new ErrorAnswer(code, reason.message(), receipt);
+        return receipt;
     }
 
     private void markUnknownFromPreviousIncarnations(LedgerContext ctx, Instant at) {
