@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +23,9 @@ final class LedgerProcess implements AutoCloseable {
 
     final Process process;
     final int port;
+    /** One client per process, so keep-alive connections are reused and die with the process they talk to. */
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
     final List<String> stdout = new CopyOnWriteArrayList<>();
     final List<String> stderr = new CopyOnWriteArrayList<>();
     private final List<Thread> readers = new ArrayList<>();
@@ -83,10 +87,53 @@ final class LedgerProcess implements AutoCloseable {
     }
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(10)).GET().build();
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
-                .send(request, HttpResponse.BodyHandlers.ofString());
+        return send(request(path, null, null).GET());
+    }
+
+    /** A GET as an edge: {@code Authorization: Bearer token}, and {@code Client-Token-Sha256} when not null. */
+    HttpResponse<String> get(String path, String bearer, String clientTokenSha256)
+            throws IOException, InterruptedException {
+        return send(request(path, bearer, clientTokenSha256).GET());
+    }
+
+    /** A POST of a JSON body, with the same headers as {@link #get(String, String, String)}. */
+    HttpResponse<String> post(String path, String bearer, String clientTokenSha256, String json)
+            throws IOException, InterruptedException {
+        return send(request(path, bearer, clientTokenSha256).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    /** The credential {@code init} wrote for {@code role} (edge, operator, auditor) under the default state directory. */
+    static String token(Path workDir, String role) throws IOException {
+        return Files.readString(workDir.resolve("state/ledger/credentials/" + role + ".token")).strip();
+    }
+
+    private HttpRequest.Builder request(String path, String bearer, String clientTokenSha256) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10));
+        if (bearer != null) {
+            builder.header("Authorization", "Bearer " + bearer);
+        }
+        if (clientTokenSha256 != null) {
+            builder.header("Client-Token-Sha256", clientTokenSha256);
+        }
+        return builder;
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Sends SIGKILL, as {@code kill -9} does: no shutdown hook runs. Waits until the process is gone. */
+    void kill() throws InterruptedException {
+        // Through the handle, like terminate(): Process.destroyForcibly() would also close our ends of the pipes.
+        process.toHandle().destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("ledger did not die within 30 s of SIGKILL");
+        }
+        for (Thread reader : readers) {
+            reader.join(5_000);
+        }
     }
 
     /** Sends SIGTERM and waits for the process to end; the exit status (143, 128 + SIGTERM, once the hooks ran). */
