@@ -9,12 +9,16 @@ import io.mcpledger.domain.ledger.SessionView;
 import io.mcpledger.domain.policy.InvalidPolicyException;
 import io.mcpledger.domain.policy.PolicyActivated;
 import io.mcpledger.domain.policy.PolicyDocument;
+import io.mcpledger.domain.principal.PrincipalRevoked;
+import io.mcpledger.domain.session.SessionEvent;
 import io.mcpledger.domain.session.Authority;
 import io.mcpledger.domain.session.SessionState;
 import io.mcpledger.domain.session.SessionStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.locks.ReadWriteLock;
@@ -43,8 +47,10 @@ public class LedgerProjection implements Authority {
 
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     private final LedgerState state = new LedgerState();
+    private final Map<String, ReceiptLocation> locations = new HashMap<>();
     private final Duration idleExpiry;
     private PolicyDocument activePolicy;
+    private long policyActivations;
 
     public LedgerProjection(Duration idleExpiry) {
         this.idleExpiry = idleExpiry;
@@ -81,8 +87,23 @@ public class LedgerProjection implements Authority {
             if (activated != null) {
                 activePolicy = activated;
             }
+            locations.put(event.receipt().id(), locate(event));
             return null;
         });
+    }
+
+    /** Session streams hold one event per receipt, so a session receipt's {@code seq} gives its place. */
+    private ReceiptLocation locate(LedgerEvent event) {
+        if (event instanceof SessionEvent s) {
+            return new ReceiptLocation(s.sessionId(), s.receipt().seq() - 1);
+        }
+        if (event instanceof PolicyActivated p) {
+            return new ReceiptLocation(p.policyStream(), policyActivations++);
+        }
+        if (event instanceof PrincipalRevoked p) {
+            return new ReceiptLocation(p.tokenRef(), 0);
+        }
+        throw new IllegalArgumentException("no stream is known for " + event.getClass().getSimpleName());
     }
 
     private static PolicyDocument parse(PolicyActivated event) {
@@ -130,15 +151,40 @@ public class LedgerProjection implements Authority {
     }
 
     public long activeSessions() {
-        return read(() -> state.sessions().values().stream().filter(s -> s.status() == SessionStatus.ACTIVE).count());
+        return read(state::activeSessions);
+    }
+
+    /** Where the receipt with this id is stored, or empty when no committed receipt has it. */
+    public Optional<ReceiptLocation> locate(String receiptId) {
+        return read(() -> Optional.ofNullable(locations.get(receiptId)));
+    }
+
+    /** The sessions in which {@code requestId} has a decision, in id order. */
+    public List<String> sessionsWithRequest(String requestId) {
+        return read(() -> state.sessions().values().stream()
+                .filter(s -> s.call(requestId) != null)
+                .map(SessionState::id)
+                .toList());
     }
 
     /** Active sessions idle longer than the expiry at {@code now}: the reaper's work list. */
     public List<String> idleSessions(Instant now) {
         return read(() -> state.sessions().values().stream()
-                .filter(s -> s.status() == SessionStatus.ACTIVE && now.isAfter(s.lastActivityAt().plus(idleExpiry)))
+                .filter(s -> isIdle(s, now))
                 .map(SessionState::id)
                 .toList());
+    }
+
+    /** True when the session is active and idle longer than the expiry at {@code now}. */
+    public boolean isIdle(String id, Instant now) {
+        return read(() -> {
+            SessionState s = state.session(id);
+            return s != null && isIdle(s, now);
+        });
+    }
+
+    private boolean isIdle(SessionState s, Instant now) {
+        return s.status() == SessionStatus.ACTIVE && now.isAfter(s.lastActivityAt().plus(idleExpiry));
     }
 
     /** The session a capability id was issued to. */

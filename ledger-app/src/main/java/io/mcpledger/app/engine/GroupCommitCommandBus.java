@@ -73,7 +73,7 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
     public <C, R> void dispatch(CommandMessage<C> command, CommandCallback<? super C, ? super R> callback) {
         if (closed) {
             callback.onResult(command, GenericCommandResultMessage.asCommandResultMessage(
-                    new IllegalStateException("the ledger is shutting down; nothing was stored")));
+                    new NotStoredException("the ledger is shutting down; nothing was stored", null)));
             return;
         }
         workerFor(command.getPayload()).queue.add(new Pending(command, callback));
@@ -212,7 +212,7 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
                 if (ownAnswer) {
                     batch.get(i).answer(result);
                 } else {
-                    batch.get(i).answer(GenericCommandResultMessage.asCommandResultMessage(new IllegalStateException(
+                    batch.get(i).answer(GenericCommandResultMessage.asCommandResultMessage(new NotStoredException(
                             "not stored: the commit this command shared failed (" + poison + "); it is safe to retry",
                             poison)));
                 }

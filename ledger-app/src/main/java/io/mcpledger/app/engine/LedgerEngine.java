@@ -14,7 +14,12 @@ import io.mcpledger.domain.session.ExpireSession;
 import io.mcpledger.domain.session.LedgerContext;
 import io.mcpledger.domain.session.RandomIds;
 import io.mcpledger.query.LedgerProjection;
+import io.mcpledger.domain.receipt.Receipt;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.axonframework.eventsourcing.eventstore.DomainEventStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -152,6 +157,26 @@ public final class LedgerEngine implements AutoCloseable {
     /** Group-commit counters, for benchmarks and health. */
     public GroupCommitCommandBus commandBus() {
         return commandBus;
+    }
+
+    /** The committed receipt with this id, read from the event store; empty when there is none. */
+    public Optional<Receipt> receipt(String receiptId) {
+        return projection.locate(receiptId).flatMap(at -> {
+            DomainEventStream events = axon.eventStore().readEvents(at.stream(), at.sequence());
+            if (!events.hasNext()) {
+                return Optional.empty();
+            }
+            Receipt receipt = ((LedgerEvent) events.next().getPayload()).receipt();
+            return receipt.id().equals(receiptId) ? Optional.of(receipt) : Optional.empty();
+        });
+    }
+
+    /** Every committed receipt of a session, in {@code seq} order; empty for an id never issued. */
+    public List<Receipt> sessionReceipts(String sessionId) {
+        List<Receipt> receipts = new ArrayList<>();
+        axon.eventStore().readEvents(sessionId).asStream()
+                .forEach(event -> receipts.add(((LedgerEvent) event.getPayload()).receipt()));
+        return receipts;
     }
 
     public LedgerProjection projection() {

@@ -5,6 +5,7 @@ import io.mcpledger.app.storage.StorageException;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
+import jakarta.inject.Singleton;
 import java.time.Clock;
 
 /** Starts the ledger (store, Axon, replay) with the Micronaut context and closes it when the context closes. */
@@ -14,5 +15,10 @@ public class LedgerFactory {
     @Bean(preDestroy = "close")
     LedgerEngine ledgerEngine(LoadedState state, LedgerSettings settings) throws StorageException {
         return LedgerEngine.start(state, settings, Clock.systemUTC());
+    }
+
+    @Singleton
+    SessionCap sessionCap(LedgerEngine engine, LedgerSettings settings) {
+        return new SessionCap(settings.maxActiveSessions(), engine.projection());
     }
 }

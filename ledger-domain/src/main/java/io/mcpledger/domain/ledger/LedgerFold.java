@@ -4,6 +4,7 @@ import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.FoldException;
 import io.mcpledger.domain.session.SessionFold;
 import io.mcpledger.domain.session.SessionState;
+import io.mcpledger.domain.session.SessionStatus;
 
 /** Folds any receipt into the whole-ledger state; session receipts go through {@link SessionFold}. */
 public final class LedgerFold {
@@ -20,9 +21,14 @@ public final class LedgerFold {
             }
             default -> {
                 SessionState before = state.sessions.get(r.session());
+                boolean wasActive = before != null && before.status() == SessionStatus.ACTIVE;
                 SessionState after = SessionFold.apply(before, r);
                 if (before == null) {
                     state.sessions.put(after.id(), after);
+                }
+                boolean isActive = after.status() == SessionStatus.ACTIVE;
+                if (wasActive != isActive) {
+                    state.activeSessions += isActive ? 1 : -1;
                 }
                 if (after.capability() != null) {
                     state.capabilityOwners.putIfAbsent(after.capability().id(), after.id());

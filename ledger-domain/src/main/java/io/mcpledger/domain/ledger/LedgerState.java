@@ -19,6 +19,7 @@ public final class LedgerState {
     final Map<String, String> capabilityOwners = new HashMap<>();
     String policy;
     long size;
+    long activeSessions;
 
     public NavigableMap<String, SessionState> sessions() {
         return Collections.unmodifiableNavigableMap(sessions);
@@ -40,6 +41,11 @@ public final class LedgerState {
     /** The active policy hash, or null while none was ever activated. */
     public String policy() {
         return policy;
+    }
+
+    /** How many sessions are active: kept by the fold so a session cap costs nothing to check. */
+    public long activeSessions() {
+        return activeSessions;
     }
 
     /** How many receipts were folded in. */

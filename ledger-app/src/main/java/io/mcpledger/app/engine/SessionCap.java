@@ -1,0 +1,36 @@
+package io.mcpledger.app.engine;
+
+import io.mcpledger.query.LedgerProjection;
+
+/**
+ * The {@code --max-active-sessions} cap. Initializes in flight hold a reservation until they are answered (by
+ * then the projection counts the new session), so concurrent initializes can never overshoot the cap.
+ */
+public final class SessionCap {
+    private final int max;
+    private final LedgerProjection projection;
+    private int inFlight;
+
+    public SessionCap(int max, LedgerProjection projection) {
+        this.max = max;
+        this.projection = projection;
+    }
+
+    /** Reserves room for one more active session; false when the cap is reached. */
+    public synchronized boolean tryReserve() {
+        if (projection.activeSessions() + inFlight >= max) {
+            return false;
+        }
+        inFlight++;
+        return true;
+    }
+
+    /** Ends a reservation once its initialize was answered, either way. */
+    public synchronized void release() {
+        inFlight--;
+    }
+
+    public int max() {
+        return max;
+    }
+}

@@ -1,0 +1,76 @@
+package io.mcpledger.app.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
+import io.mcpledger.domain.ErrorCode;
+import io.mcpledger.domain.receipt.Canonical;
+import io.mcpledger.domain.receipt.Receipt;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.MutableHttpResponse;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * Builds the JSON answers of the contract. Receipts are written as their exact signed JCS bytes, never
+ * re-serialized, so what a client stores verifies byte for byte.
+ */
+final class Replies {
+    private Replies() {
+    }
+
+    static ObjectNode object() {
+        return Canonical.JSON.createObjectNode();
+    }
+
+    /** Puts a receipt under {@code field} as its signed JCS line, unchanged. */
+    static ObjectNode putReceipt(ObjectNode node, String field, Receipt receipt) {
+        node.putRawValue(field, new RawValue(receipt.line()));
+        return node;
+    }
+
+    static MutableHttpResponse<byte[]> json(int status, ObjectNode body) {
+        return HttpResponse.<byte[]>status(HttpStatus.valueOf(status)).contentType(MediaType.APPLICATION_JSON_TYPE)
+                .body(bytes(body));
+    }
+
+    static MutableHttpResponse<byte[]> ok(ObjectNode body) {
+        return json(200, body);
+    }
+
+    /** {@code {"error": {"code", "message"}}}, with the receipt that was appended (or is repeated) when there is one. */
+    static MutableHttpResponse<byte[]> error(ErrorCode code, String message, Receipt receipt) {
+        return error(code.httpStatus(), code.code(), message, receipt);
+    }
+
+    static MutableHttpResponse<byte[]> error(int status, String code, String message, Receipt receipt) {
+        return json(status, errorBody(code, message, receipt));
+    }
+
+    static ObjectNode errorBody(String code, String message, Receipt receipt) {
+        ObjectNode body = object();
+        ObjectNode error = body.putObject("error");
+        error.put("code", code);
+        error.put("message", message);
+        if (receipt != null) {
+            putReceipt(body, "receipt", receipt);
+        }
+        return body;
+    }
+
+    /** Renders a command's answer once it is committed, or its failure through {@link Failures}. */
+    static <A> CompletableFuture<HttpResponse<byte[]>> later(CompletableFuture<A> answer,
+                                                             Function<A, HttpResponse<byte[]>> render) {
+        return answer.handle((a, failure) -> failure != null ? Failures.toResponse(failure) : render.apply(a));
+    }
+
+    static byte[] bytes(ObjectNode body) {
+        try {
+            return Canonical.JSON.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("an answer could not be written as JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package io.mcpledger.app.http;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.domain.ErrorCode;
+import io.mcpledger.domain.Identifiers;
+import io.mcpledger.domain.LedgerException;
+import io.mcpledger.domain.crypto.Hex;
+import java.io.IOException;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A request's JSON body, read strictly (spec section 11): malformed JSON, duplicate or unknown members,
+ * wrong types and out-of-range values are refused with {@code 400} naming the field, before any command
+ * is sent, so bad input never appends.
+ */
+final class RequestBody {
+    /** Bodies larger than this are {@code 413 payload_too_large}. */
+    static final int MAX_BYTES = 64 * 1024;
+    static final int MAX_IDENTIFIER = 256;
+    static final int MAX_CLIENT_TEXT = 256;
+    static final int MAX_NOTE = 4096;
+
+    private static final ObjectMapper STRICT = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build();
+
+    private final ObjectNode node;
+    private final String prefix;
+
+    private RequestBody(ObjectNode node, String prefix) {
+        this.node = node;
+        this.prefix = prefix;
+    }
+
+    /** Parses a JSON object whose members are all among {@code allowed}. A missing body is an empty object. */
+    static RequestBody parse(byte[] bytes, Set<String> allowed) {
+        if (bytes == null || bytes.length == 0) {
+            throw new LedgerException(ErrorCode.INVALID_JSON, "the body is empty; send a JSON object");
+        }
+        if (bytes.length > MAX_BYTES) {
+            throw new LedgerException(ErrorCode.PAYLOAD_TOO_LARGE, "the body is larger than " + MAX_BYTES + " bytes");
+        }
+        JsonNode tree;
+        try (JsonParser parser = STRICT.createParser(bytes)) {
+            tree = STRICT.readTree(parser);
+        } catch (JsonProcessingException e) {
+            throw new LedgerException(ErrorCode.INVALID_JSON, "malformed JSON: " + plain(e.getOriginalMessage())
+                    + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
+                    + ", column " + e.getLocation().getColumnNr()));
+        } catch (IOException e) {
+            throw new LedgerException(ErrorCode.INVALID_JSON, "malformed JSON: " + e.getMessage());
+        }
+        if (tree == null || tree.isMissingNode()) {
+            throw new LedgerException(ErrorCode.INVALID_JSON, "the body is empty; send a JSON object");
+        }
+        if (!tree.isObject()) {
+            throw invalid("the body must be a JSON object");
+        }
+        RequestBody body = new RequestBody((ObjectNode) tree, "");
+        body.onlyMembers(allowed);
+        return body;
+    }
+
+    /** Like {@link #parse}, for requests whose body may be left out: no body reads as {@code {}}. */
+    static RequestBody parseOptional(byte[] bytes, Set<String> allowed) {
+        if (bytes == null || bytes.length == 0) {
+            return new RequestBody(STRICT.createObjectNode(), "");
+        }
+        return parse(bytes, allowed);
+    }
+
+    /** Jackson's message without its parser-internal "(start marker at [Source: ...])" aside. */
+    private static String plain(String message) {
+        int aside = message.indexOf(" (start marker at");
+        return (aside < 0 ? message : message.substring(0, aside)).replaceAll("\\s*\\R\\s*", " ");
+    }
+
+    /** A required identifier: visible ASCII (0x21-0x7E), 1 to 256 characters. */
+    String identifier(String field) {
+        return identifier(field, true);
+    }
+
+    String optionalIdentifier(String field) {
+        return identifier(field, false);
+    }
+
+    private String identifier(String field, boolean required) {
+        String value = string(field, required);
+        if (value != null && !Identifiers.isVisibleAscii(value, MAX_IDENTIFIER)) {
+            throw invalid("field " + name(field) + " must be 1 to " + MAX_IDENTIFIER
+                    + " visible ASCII characters (0x21-0x7E)");
+        }
+        return value;
+    }
+
+    /** Any text of at most {@code maxChars} characters (Unicode code points). */
+    String text(String field, int maxChars, boolean required) {
+        String value = string(field, required);
+        if (value != null && value.codePointCount(0, value.length()) > maxChars) {
+            throw invalid("field " + name(field) + " must be at most " + maxChars + " characters");
+        }
+        return value;
+    }
+
+    /** Lowercase hex of exactly {@code chars} characters. */
+    String hex(String field, int chars, boolean required) {
+        String value = string(field, required);
+        if (value != null && !Hex.isLowerHex(value, chars)) {
+            throw invalid("field " + name(field) + " must be " + chars + " lowercase hex characters");
+        }
+        return value;
+    }
+
+    /** One of a fixed set of strings. */
+    String oneOf(String field, List<String> values, boolean required) {
+        String value = string(field, required);
+        if (value != null && !values.contains(value)) {
+            throw invalid("field " + name(field) + " must be one of " + String.join(", ", values) + ", got \"" + value + "\"");
+        }
+        return value;
+    }
+
+    /** A nested object whose members are among {@code allowed}, or null when absent. */
+    RequestBody object(String field, Set<String> allowed) {
+        JsonNode value = node.get(field);
+        if (value == null) {
+            return null;
+        }
+        if (!value.isObject()) {
+            throw invalid("field " + name(field) + " must be a JSON object");
+        }
+        RequestBody nested = new RequestBody((ObjectNode) value, name(field) + ".");
+        nested.onlyMembers(allowed);
+        return nested;
+    }
+
+    private String string(String field, boolean required) {
+        JsonNode value = node.get(field);
+        if (value == null) {
+            if (required) {
+                throw invalid("field " + name(field) + " is required");
+            }
+            return null;
+        }
+        if (!value.isTextual()) {
+            throw invalid("field " + name(field) + " must be a string, got " + describe(value));
+        }
+        return value.textValue();
+    }
+
+    private void onlyMembers(Set<String> allowed) {
+        for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+            String member = names.next();
+            if (!allowed.contains(member)) {
+                throw invalid("field " + name(member) + " is not part of this request; expected "
+                        + String.join(", ", allowed.stream().sorted().toList()));
+            }
+        }
+    }
+
+    private String name(String field) {
+        return prefix + field;
+    }
+
+    private static String describe(JsonNode value) {
+        return switch (value.getNodeType()) {
+            case NULL -> "null";
+            case NUMBER -> "a number";
+            case BOOLEAN -> "a boolean";
+            case ARRAY -> "an array";
+            case OBJECT -> "an object";
+            default -> value.getNodeType().name().toLowerCase();
+        };
+    }
+
+    /** Checks a path or header value that must be an identifier, naming it in the refusal. */
+    static String requireIdentifier(String what, String value) {
+        if (!Identifiers.isVisibleAscii(value, MAX_IDENTIFIER)) {
+            throw invalid(what + " must be 1 to " + MAX_IDENTIFIER + " visible ASCII characters (0x21-0x7E)");
+        }
+        return value;
+    }
+
+    static LedgerException invalid(String message) {
+        return new LedgerException(ErrorCode.INVALID_REQUEST, message);
+    }
+}

@@ -1,0 +1,290 @@
+package io.mcpledger.app.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.app.engine.LedgerEngine;
+import io.mcpledger.app.engine.SessionCap;
+import io.mcpledger.domain.ErrorCode;
+import io.mcpledger.domain.LedgerException;
+import io.mcpledger.domain.crypto.Hex;
+import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.domain.session.Answer;
+import io.mcpledger.domain.session.CallAnswer;
+import io.mcpledger.domain.session.ClientInfo;
+import io.mcpledger.domain.session.DeleteSession;
+import io.mcpledger.domain.session.Edge;
+import io.mcpledger.domain.session.ErrorAnswer;
+import io.mcpledger.domain.session.ExpireSession;
+import io.mcpledger.domain.session.InitializeSession;
+import io.mcpledger.domain.session.RandomIds;
+import io.mcpledger.domain.session.RecordOutcome;
+import io.mcpledger.domain.session.RequestCall;
+import io.mcpledger.domain.session.ResolveCall;
+import io.mcpledger.domain.session.ResumeSession;
+import io.mcpledger.domain.session.RevokeCapability;
+import io.mcpledger.domain.session.SessionAnswer;
+import io.mcpledger.domain.session.SessionIds;
+import io.mcpledger.query.LedgerProjection;
+import io.mcpledger.query.SessionPage;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Delete;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Header;
+import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.QueryValue;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The session endpoints of spec section 4. Controllers only read and check the request, send one command and
+ * render its answer: every decision is the session aggregate's, and an answer is sent only after the receipts
+ * it carries are committed.
+ */
+@Controller(value = "/v1/sessions", consumes = MediaType.ALL)
+class SessionController {
+    static final String CLIENT_TOKEN = "Client-Token-Sha256";
+    static final int DEFAULT_PAGE = 100;
+    static final int MAX_PAGE = 1000;
+
+    private static final Set<String> INITIALIZE = Set.of("principal", "serverId", "protocolVersion", "clientInfo", "edge");
+    private static final Set<String> RESUME = Set.of("protocolVersion", "edge");
+    private static final Set<String> EDGE = Set.of("id", "incarnation");
+    private static final Set<String> CLIENT_INFO = Set.of("name", "version");
+    private static final Set<String> CALL = Set.of("requestId", "server", "tool", "operation", "argumentsSha256", "jsonrpcId");
+    private static final Set<String> OUTCOME = Set.of("status", "resultSha256", "detail");
+    private static final Set<String> RESOLUTION = Set.of("status", "note");
+
+    private final LedgerEngine ledger;
+    private final LedgerProjection projection;
+    private final SessionCap cap;
+
+    SessionController(LedgerEngine ledger, SessionCap cap) {
+        this.ledger = ledger;
+        this.projection = ledger.projection();
+        this.cap = cap;
+    }
+
+    @Post
+    CompletableFuture<HttpResponse<byte[]>> initialize(@Nullable @Header(CLIENT_TOKEN) String clientToken,
+                                                       @Nullable @Body byte[] bytes) {
+        String token = clientToken(clientToken);
+        RequestBody body = RequestBody.parse(bytes, INITIALIZE);
+        String principal = body.identifier("principal");
+        String serverId = body.identifier("serverId");
+        String protocolVersion = body.text("protocolVersion", RequestBody.MAX_IDENTIFIER, true);
+        RequestBody info = body.object("clientInfo", CLIENT_INFO);
+        ClientInfo clientInfo = info == null ? null : new ClientInfo(
+                info.text("name", RequestBody.MAX_CLIENT_TEXT, true), info.text("version", RequestBody.MAX_CLIENT_TEXT, true));
+        Edge edge = edge(body);
+        if (!cap.tryReserve()) {
+            throw new LedgerException(ErrorCode.SESSION_LIMIT, "the ledger already has " + cap.max()
+                    + " active sessions (--max-active-sessions); retry after sessions end or expire");
+        }
+        String id = SessionIds.issue(token, RandomIds.sessionRandom());
+        CompletableFuture<SessionAnswer> answer;
+        try {
+            answer = ledger.commands().send(new InitializeSession(id, token, principal, serverId, protocolVersion,
+                    clientInfo, edge, ledger.now()));
+        } catch (RuntimeException e) {
+            cap.release();
+            throw e;
+        }
+        return Replies.later(answer.whenComplete((a, failure) -> cap.release()), a -> Replies.json(201, session(a)));
+    }
+
+    @Post("/{id}/resume")
+    CompletableFuture<HttpResponse<byte[]>> resume(@PathVariable String id, @Nullable @Header(CLIENT_TOKEN) String clientToken,
+                                                   @Nullable @Body byte[] bytes) {
+        sessionId(id);
+        String token = clientToken(clientToken);
+        RequestBody body = RequestBody.parseOptional(bytes, RESUME);
+        String protocolVersion = body.text("protocolVersion", RequestBody.MAX_IDENTIFIER, false);
+        Edge edge = edge(body);
+        return Replies.later(ledger.commands().send(new ResumeSession(id, token, protocolVersion, edge, ledger.now())),
+                (Answer a) -> a instanceof SessionAnswer s ? Replies.ok(session(s)) : errorAnswer(a));
+    }
+
+    @Post("/{id}/calls")
+    CompletableFuture<HttpResponse<byte[]>> call(@PathVariable String id, @Nullable @Header(CLIENT_TOKEN) String clientToken,
+                                                 @Nullable @Body byte[] bytes) {
+        sessionId(id);
+        String token = clientToken(clientToken);
+        RequestBody body = RequestBody.parse(bytes, CALL);
+        RequestCall command = new RequestCall(id, token, body.identifier("requestId"), body.identifier("server"),
+                body.identifier("tool"), body.identifier("operation"), body.hex("argumentsSha256", 64, true),
+                body.text("jsonrpcId", RequestBody.MAX_IDENTIFIER, false), ledger.now());
+        return Replies.later(ledger.commands().send(command), (Answer a) -> {
+            if (!(a instanceof CallAnswer decision)) {
+                return errorAnswer(a);
+            }
+            ObjectNode reply = Replies.object();
+            if (decision.admitted()) {
+                reply.put("decision", "admitted");
+                reply.put("callId", command.requestId());
+                reply.put("capabilityId", decision.capabilityId());
+            } else {
+                reply.put("decision", "refused");
+                reply.set("reason", decision.refusal().toJson());
+            }
+            return Replies.ok(Replies.putReceipt(reply, "receipt", decision.receipt()));
+        });
+    }
+
+    @Post("/{id}/calls/{requestId}/outcome")
+    CompletableFuture<HttpResponse<byte[]>> outcome(@PathVariable String id, @PathVariable String requestId,
+                                                    @Nullable @Header(CLIENT_TOKEN) String clientToken,
+                                                    @Nullable @Body byte[] bytes) {
+        sessionId(id);
+        RequestBody.requireIdentifier("requestId", requestId);
+        String token = clientToken(clientToken);
+        RequestBody body = RequestBody.parse(bytes, OUTCOME);
+        RecordOutcome command = new RecordOutcome(id, token, requestId,
+                body.oneOf("status", List.of("ok", "error", "unknown"), true), body.hex("resultSha256", 64, false),
+                body.text("detail", RequestBody.MAX_NOTE, false), ledger.now());
+        return Replies.later(ledger.commands().send(command), (SessionAnswer a) -> receiptOnly(a.receipt()));
+    }
+
+    @Post("/{id}/calls/{requestId}/resolution")
+    CompletableFuture<HttpResponse<byte[]>> resolution(@PathVariable String id, @PathVariable String requestId,
+                                                       @Nullable @Body byte[] bytes) {
+        sessionId(id);
+        RequestBody.requireIdentifier("requestId", requestId);
+        RequestBody body = RequestBody.parse(bytes, RESOLUTION);
+        ResolveCall command = new ResolveCall(id, requestId, body.oneOf("status", List.of("ok", "error", "not_run"), true),
+                body.text("note", RequestBody.MAX_NOTE, true), ledger.now());
+        return Replies.later(ledger.commands().send(command), (SessionAnswer a) -> receiptOnly(a.receipt()));
+    }
+
+    @Delete("/{id}")
+    CompletableFuture<HttpResponse<byte[]>> delete(@PathVariable String id, @Nullable @Header(CLIENT_TOKEN) String clientToken) {
+        sessionId(id);
+        String token = clientToken(clientToken);
+        return Replies.later(ledger.commands().send(new DeleteSession(id, token, ledger.now())),
+                (SessionAnswer a) -> receiptOnly(a.receipt()));
+    }
+
+    @Post("/{id}/revoke")
+    CompletableFuture<HttpResponse<byte[]>> revoke(@PathVariable String id, @Nullable @Body byte[] bytes) {
+        sessionId(id);
+        RequestBody.parseOptional(bytes, Set.of());
+        return revokeCapability(ledger, id, null);
+    }
+
+    /** Renders a capability revocation; shared with {@code POST /v1/capabilities/{id}/revoke}. */
+    static CompletableFuture<HttpResponse<byte[]>> revokeCapability(LedgerEngine ledger, String sessionId, String capabilityId) {
+        return Replies.later(ledger.commands().send(new RevokeCapability(sessionId, capabilityId, ledger.now())),
+                (SessionAnswer a) -> {
+                    ObjectNode reply = Replies.object();
+                    reply.put("capabilityId", a.receipt().body().path("capability").asText());
+                    reply.put("revoked", true);
+                    return Replies.ok(Replies.putReceipt(reply, "receipt", a.receipt()));
+                });
+    }
+
+    /**
+     * The session object S. A session idle past its expiry is expired first (appending {@code session.expired}
+     * once), so what is read is never stale. With {@code Client-Token-Sha256}, an id not issued to that token is 404.
+     */
+    @Get("/{id}")
+    CompletableFuture<HttpResponse<byte[]>> get(@PathVariable String id, @Nullable @Header(CLIENT_TOKEN) String clientToken) {
+        sessionId(id);
+        if (clientToken != null && !SessionIds.isIssuedTo(id, clientToken(clientToken))) {
+            throw notFound();
+        }
+        return expireIfIdle(List.of(id)).thenApply(done -> projection.session(id)
+                .<HttpResponse<byte[]>>map(Replies::ok)
+                .orElseGet(() -> Failures.toResponse(notFound())));
+    }
+
+    @Get
+    CompletableFuture<HttpResponse<byte[]>> list(@Nullable @QueryValue String state, @Nullable @QueryValue String after,
+                                                 @Nullable @QueryValue String limit) {
+        if (state != null && !state.equals("active")) {
+            throw RequestBody.invalid("query parameter state must be \"active\" or absent, got \"" + state + "\"");
+        }
+        if (after != null) {
+            RequestBody.requireIdentifier("query parameter after", after);
+        }
+        int size = pageSize(limit);
+        boolean activeOnly = state != null;
+        List<String> idle = projection.idleSessions(ledger.now());
+        return expireIfIdle(idle).thenApply(done -> {
+            SessionPage page = projection.sessions(activeOnly, after, size);
+            ObjectNode reply = Replies.object();
+            ArrayNode sessions = reply.putArray("sessions");
+            page.sessions().forEach(sessions::add);
+            if (page.next() != null) {
+                reply.put("next", page.next());
+            }
+            return Replies.ok(reply);
+        });
+    }
+
+    private CompletableFuture<Void> expireIfIdle(List<String> ids) {
+        Instant now = ledger.now();
+        List<String> idle = ids.stream().filter(id -> projection.isIdle(id, now)).toList();
+        return CompletableFuture.allOf(idle.stream()
+                .map(id -> ledger.commands().send(new ExpireSession(id, now)))
+                .toArray(CompletableFuture[]::new));
+    }
+
+    private static int pageSize(String limit) {
+        if (limit == null) {
+            return DEFAULT_PAGE;
+        }
+        try {
+            int n = Integer.parseInt(limit);
+            if (n >= 1 && n <= MAX_PAGE) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // Refused below with the allowed range.
+        }
+        throw RequestBody.invalid("query parameter limit must be an integer from 1 to " + MAX_PAGE + ", got \"" + limit + "\"");
+    }
+
+    private static Edge edge(RequestBody body) {
+        RequestBody edge = body.object("edge", EDGE);
+        return edge == null ? null : new Edge(edge.optionalIdentifier("id"), edge.optionalIdentifier("incarnation"));
+    }
+
+    static String sessionId(String id) {
+        return RequestBody.requireIdentifier("session id", id);
+    }
+
+    private static String clientToken(String header) {
+        if (header == null) {
+            throw RequestBody.invalid("header " + CLIENT_TOKEN + " is required: the SHA-256 of the MCP client's bearer token");
+        }
+        if (!Hex.isLowerHex(header, 64)) {
+            throw RequestBody.invalid("header " + CLIENT_TOKEN + " must be 64 lowercase hex characters");
+        }
+        return header;
+    }
+
+    private static LedgerException notFound() {
+        return new LedgerException(ErrorCode.SESSION_NOT_FOUND, "session not found");
+    }
+
+    private static ObjectNode session(SessionAnswer answer) {
+        ObjectNode reply = Replies.object();
+        reply.set("session", answer.session());
+        return Replies.putReceipt(reply, "receipt", answer.receipt());
+    }
+
+    private static HttpResponse<byte[]> receiptOnly(Receipt receipt) {
+        return Replies.ok(Replies.putReceipt(Replies.object(), "receipt", receipt));
+    }
+
+    private static HttpResponse<byte[]> errorAnswer(Answer answer) {
+        ErrorAnswer error = (ErrorAnswer) answer;
+        return Replies.error(error.code(), error.message(), error.receipt());
+    }
+}

@@ -1,0 +1,176 @@
+package io.mcpledger.domain.ledger;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.domain.receipt.Canonical;
+import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.domain.receipt.ReceiptKind;
+import io.mcpledger.domain.receipt.Timestamps;
+import io.mcpledger.domain.session.CallRecord;
+import io.mcpledger.domain.session.FoldException;
+import io.mcpledger.domain.session.SessionFold;
+import io.mcpledger.domain.session.SessionState;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+
+/** What the log says about one call (spec section 10), shared by the HTTP endpoint and the offline verifier. */
+public final class Investigation {
+    private final Verdict verdict;
+    private final String session;
+    private final String requestId;
+    private final List<Receipt> timeline;
+    private final JsonNode capability;
+    private final String policy;
+    private final List<LaterCall> laterCalls;
+    private final Receipt resolution;
+
+    private record LaterCall(CallRecord call, Verdict verdict) {
+    }
+
+    private Investigation(Verdict verdict, String session, String requestId, List<Receipt> timeline, JsonNode capability,
+            String policy, List<LaterCall> laterCalls, Receipt resolution) {
+        this.verdict = verdict;
+        this.session = session;
+        this.requestId = requestId;
+        this.timeline = List.copyOf(timeline);
+        this.capability = capability;
+        this.policy = policy;
+        this.laterCalls = List.copyOf(laterCalls);
+        this.resolution = resolution;
+    }
+
+    /**
+     * Investigates requestId within ONE session, given all that session's receipts in seq order (and no
+     * ledger-wide ones). A broken chain is a {@link FoldException}, as it is for every reader of the log.
+     */
+    public static Investigation of(List<Receipt> sessionReceipts, String requestId) {
+        Objects.requireNonNull(requestId, "requestId");
+        SessionState state = null;
+        for (Receipt r : sessionReceipts) {
+            state = SessionFold.apply(state, r);
+        }
+        if (state == null) {
+            return notFound(null, requestId);
+        }
+        CallRecord call = state.call(requestId);
+        if (call == null) {
+            return notFound(state.id(), requestId);
+        }
+        String current = state.edge() == null ? null : state.edge().incarnation();
+        Receipt decision = call.decision();
+        List<Receipt> timeline = sessionReceipts.stream().filter(r -> requestId.equals(r.request())).toList();
+        List<LaterCall> later = new ArrayList<>();
+        for (CallRecord other : state.calls().values()) {
+            if (other.decision().seq() > decision.seq() && other.tool().equals(call.tool())
+                    && other.argumentsSha256().equals(call.argumentsSha256())) {
+                later.add(new LaterCall(other, verdictOf(other, current)));
+            }
+        }
+        later.sort(Comparator.comparingLong(c -> c.call().decision().seq()));
+        return new Investigation(verdictOf(call, current), state.id(), requestId, timeline,
+                issuedCapability(sessionReceipts, decision), text(decision.body(), "policy"), later,
+                call.resolutionReceipt());
+    }
+
+    /** The not_found answer when no session used requestId (session may be null). */
+    public static Investigation notFound(String session, String requestId) {
+        Objects.requireNonNull(requestId, "requestId");
+        return new Investigation(Verdict.NOT_FOUND, session, requestId, List.of(), null, null, List.of(), null);
+    }
+
+    public Verdict verdict() {
+        return verdict;
+    }
+
+    /**
+     * {@code {"verdict", "session"?, "requestId", "timeline": [R...], "capability"?, "policy"?, "laterCalls": [...],
+     * "resolution"?}}, a fresh tree on every call; each R is the receipt's own JCS object.
+     */
+    public ObjectNode toJson() {
+        ObjectNode node = Canonical.JSON.createObjectNode();
+        node.put("verdict", verdict.wire());
+        if (session != null) {
+            node.put("session", session);
+        }
+        node.put("requestId", requestId);
+        ArrayNode receipts = node.putArray("timeline");
+        timeline.forEach(r -> receipts.add(r.toJson()));
+        if (capability != null) {
+            node.set("capability", capability.deepCopy());
+        }
+        if (policy != null) {
+            node.put("policy", policy);
+        }
+        ArrayNode later = node.putArray("laterCalls");
+        for (LaterCall c : laterCalls) {
+            Receipt decision = c.call().decision();
+            ObjectNode entry = later.addObject();
+            entry.put("requestId", c.call().requestId());
+            entry.put("decision", c.call().admitted() ? "admitted" : "refused");
+            entry.put("verdict", c.verdict().wire());
+            entry.put("at", Timestamps.format(decision.at()));
+            entry.put("receipt", decision.id());
+        }
+        if (resolution != null) {
+            ObjectNode res = node.putObject("resolution");
+            res.put("status", resolution.body().path("status").asText());
+            String note = text(resolution.body(), "note");
+            if (note != null) {
+                res.put("note", note);
+            }
+            res.put("receipt", resolution.id());
+        }
+        return node;
+    }
+
+    private static Verdict verdictOf(CallRecord call, String currentIncarnation) {
+        if (!call.admitted()) {
+            return Verdict.REFUSED;
+        }
+        if (call.resolution() != null) {
+            return switch (call.resolution()) {
+                case "ok" -> Verdict.COMPLETED_OK;
+                case "error" -> Verdict.COMPLETED_ERROR;
+                case "not_run" -> Verdict.NOT_RUN;
+                default -> throw new FoldException("request " + call.requestId() + " is resolved with status '"
+                        + call.resolution() + "'; only ok, error and not_run settle a call");
+            };
+        }
+        return switch (call.outcome()) {
+            case OK -> Verdict.COMPLETED_OK;
+            case ERROR -> Verdict.COMPLETED_ERROR;
+            case UNKNOWN -> Verdict.OUTCOME_UNKNOWN;
+            // A resume by another incarnation records the unknown outcome itself; this also covers a log
+            // cut between that resume and its outcome receipt (replay --upto, a bundle taken mid-append).
+            case PENDING -> Objects.equals(call.incarnation(), currentIncarnation) ? Verdict.PENDING
+                    : Verdict.OUTCOME_UNKNOWN;
+        };
+    }
+
+    /** The capability named by the decision, as the initialize or resume before it issued it; null if none did. */
+    private static JsonNode issuedCapability(List<Receipt> receipts, Receipt decision) {
+        String id = text(decision.body(), "capability");
+        if (id == null) {
+            return null;
+        }
+        for (Receipt r : receipts) {
+            if (r.seq() >= decision.seq()) {
+                break;
+            }
+            boolean issues = r.kind() == ReceiptKind.SESSION_INITIALIZED || r.kind() == ReceiptKind.SESSION_RESUMED;
+            JsonNode capability = r.body().get("capability");
+            if (issues && capability != null && id.equals(text(capability, "id"))) {
+                return capability;
+            }
+        }
+        return null;
+    }
+
+    private static String text(JsonNode node, String field) {
+        JsonNode v = node.get(field);
+        return v == null ? null : v.asText();
+    }
+}
