@@ -110,7 +110,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
     @Option(names = "--duration", defaultValue = "20", description = "Measured seconds (default ${DEFAULT-VALUE}).")
     int duration;
 
-    @Option(names = "--warmup", defaultValue = "10", description = "Warm-up seconds before measuring (default ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "20", description = "Warm-up seconds before measuring (default ${DEFAULT-VALUE}).")
     int warmup;
 
     @Option(names = "--rate", description = "Open loop: calls per second, sent on schedule whatever the answers do.")
