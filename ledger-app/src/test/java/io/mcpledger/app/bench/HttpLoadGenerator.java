@@ -53,10 +53,12 @@ import picocli.CommandLine.Option;
  *
  * <p>Closed loop (default): every connection sends its next call as soon as the previous answer is in; an operation
  * counts when it starts and ends inside the measured window. Open loop ({@code --rate R}): call {@code k} is due at
- * {@code start + k/R} and is sent by the next free connection; its latency is measured from the time it was due, not
+ * {@code t + k/R} and is sent by the next free connection; its latency is measured from the time it was due, not
  * from when it was sent, so a stall in the ledger shows as the queue behind it (no coordinated omission). Open-loop
- * calls count when they were due inside the window. Latency percentiles are over answered calls (2xx); errors are
- * counted beside them.
+ * calls count when they were due inside the window. The open-loop warm-up runs closed loop, which warms the JIT
+ * fastest, and switches to the schedule ({@code t}) one second before the window, so that neither a backlog built
+ * while the ledger was still cold nor the last closed-loop calls reach the measured calls. Latency percentiles are
+ * over answered calls (2xx); errors are counted beside them.
  *
  * <p>Sessions get their grants from the ledger's policy at initialize; with the example policy ({@code ttl: 300}) a
  * run longer than about five minutes sees {@code capability_expired} refusals, which are reported as errors.
@@ -190,13 +192,14 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "initialized %,d sessions in %.1f s%n", sessions, (System.nanoTime() - t0) / 1e9);
 
         Window window = new Window(System.nanoTime() + 100_000_000L, warmup, duration);
-        AtomicLong slots = new AtomicLong();
+        AtomicLong calls = new AtomicLong();
+        AtomicLong scheduled = new AtomicLong();
         Thread[] threads = new Thread[connections];
         AtomicReference<Throwable> failure = new AtomicReference<>();
         for (Edge edge : edges) {
             threads[edge.index] = new Thread(() -> {
                 try {
-                    drive(edge, window, slots, sessionIds, clientTokens);
+                    drive(edge, window, calls, scheduled, sessionIds, clientTokens);
                 } catch (Throwable e) {
                     failure.compareAndSet(null, e);
                 }
@@ -221,30 +224,27 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         return 0;
     }
 
-    /** One edge's loop: closed (next call when the answer is in) or open (each call at its due time). */
-    private void drive(Edge edge, Window window, AtomicLong slots, String[] sessionIds, String[] clientTokens)
-            throws InterruptedException {
+    /**
+     * One edge's loop: closed (next call when the answer is in) or open (each call at its due time). {@code calls}
+     * numbers every call (request id, session); {@code scheduled} numbers the open-loop due times.
+     */
+    private void drive(Edge edge, Window window, AtomicLong calls, AtomicLong scheduled, String[] sessionIds,
+                       String[] clientTokens) throws InterruptedException {
         double period = rate == null ? 0 : 1e9 / rate;
+        long scheduleStart = Math.max(window.start, window.measureStart - TimeUnit.SECONDS.toNanos(1));
         while (true) {
-            long k;
-            long due;
-            if (rate != null) {
-                k = slots.getAndIncrement();
-                due = window.start + (long) (k * period);
-                if (due >= window.end) {
-                    return;
-                }
+            long due = System.nanoTime();
+            if (rate != null && due >= scheduleStart) {
+                due = scheduleStart + (long) (scheduled.getAndIncrement() * period);
                 long wait = due - System.nanoTime();
-                if (wait > 0) {
+                if (wait > 0 && due < window.end) {
                     LockSupport.parkNanos(wait);
                 }
-            } else {
-                due = System.nanoTime();
-                if (due >= window.end) {
-                    return;
-                }
-                k = slots.getAndIncrement();
             }
+            if (due >= window.end) {
+                return;
+            }
+            long k = calls.getAndIncrement();
             int s = (int) (k % sessions);
             byte[] call = request("POST", "/v1/sessions/" + sessionIds[s] + "/calls",
                     clientTokens[s], callBody(k));
