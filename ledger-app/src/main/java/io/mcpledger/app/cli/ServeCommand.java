@@ -1,6 +1,7 @@
 package io.mcpledger.app.cli;
 
 import io.mcpledger.app.LedgerMain;
+import io.mcpledger.app.engine.LedgerServer;
 import io.mcpledger.app.engine.LedgerSettings;
 import io.mcpledger.app.policy.PolicyFileException;
 import io.mcpledger.app.policy.PolicyFiles;
@@ -9,11 +10,9 @@ import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.app.statedir.StateException;
 import io.mcpledger.app.storage.StorageException;
 import io.mcpledger.domain.policy.PolicyDocument;
-import io.micronaut.context.ApplicationContext;
-import io.micronaut.runtime.server.EmbeddedServer;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -79,25 +78,19 @@ public final class ServeCommand implements Callable<Integer> {
         }
         LedgerSettings settings = new LedgerSettings(state, origin, listen, document, idleExpiry, maxActiveSessions,
                 checkpointInterval);
-        ApplicationContext context;
-        EmbeddedServer server;
+        LedgerServer server;
         try {
-            context = ApplicationContext.builder()
-                    .properties(Map.of("micronaut.server.host", listen.host(), "micronaut.server.port", listen.port()))
-                    .singletons(loadedState, settings)
-                    .start();
-            server = context.getBean(EmbeddedServer.class).start();
+            server = LedgerServer.start(loadedState, settings, Clock.systemUTC());
         } catch (RuntimeException e) {
             return fail(rootMessage(e));
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.stop();
-            context.close();
+            server.close();
             spec.commandLine().getOut().println("Stopped: " + state + ". Every answered receipt is stored.");
             spec.commandLine().getOut().flush();
             stopped.countDown();
         }, "ledger-shutdown"));
-        spec.commandLine().getOut().println("Ready: " + state + ". Listening on " + server.getHost() + ":" + server.getPort()
+        spec.commandLine().getOut().println("Ready: " + state + ". Listening on " + server.host() + ":" + server.port()
                 + ". Credentials: " + state.resolve(StateDirectory.CREDENTIALS) + "/");
         spec.commandLine().getOut().flush();
         stopped.await();

@@ -13,8 +13,8 @@ import java.time.Clock;
 public class LedgerFactory {
     @Context
     @Bean(preDestroy = "close")
-    LedgerEngine ledgerEngine(LoadedState state, LedgerSettings settings) throws StorageException {
-        return LedgerEngine.start(state, settings, Clock.systemUTC());
+    LedgerEngine ledgerEngine(LoadedState state, LedgerSettings settings, Clock clock) throws StorageException {
+        return LedgerEngine.start(state, settings, clock);
     }
 
     @Singleton

@@ -130,6 +130,7 @@ public class SessionAggregate {
     public SessionAnswer handle(RecordOutcome cmd, LedgerContext ctx) {
         requireOwner(cmd.clientTokenSha256());
         CallRecord call = admittedCall(cmd.requestId());
+        expireIfIdle(ctx, cmd.at());
         switch (call.outcome()) {
             case PENDING -> {
                 ObjectNode body = Canonical.JSON.createObjectNode();
@@ -169,6 +170,7 @@ public class SessionAggregate {
             throw new LedgerException(ErrorCode.CALL_NOT_UNKNOWN,
                     "request " + cmd.requestId() + " is not unknown: " + where);
         }
+        expireIfIdle(ctx, cmd.at());
         ObjectNode body = Canonical.JSON.createObjectNode();
         body.put("status", cmd.status());
         body.put("note", cmd.note());
@@ -187,6 +189,7 @@ public class SessionAggregate {
         if (state.capabilityRevoked()) {
             return new SessionAnswer(state.capabilityRevocation(), view(ctx));
         }
+        expireIfIdle(ctx, cmd.at());
         ObjectNode body = Canonical.JSON.createObjectNode();
         body.put("capability", capabilityId);
         Receipt receipt = sign(ctx, sessionId, ReceiptKind.CAPABILITY_REVOKED, cmd.at(), null, body);
@@ -207,9 +210,7 @@ public class SessionAggregate {
     public SessionAnswer handle(DeleteSession cmd, LedgerContext ctx) {
         requireOwner(cmd.clientTokenSha256());
         requireNotDeleted();
-        if (isExpired(ctx, cmd.at())) {
-            expire(ctx, cmd.at());
-        }
+        expireIfIdle(ctx, cmd.at());
         Receipt receipt = sign(ctx, sessionId, ReceiptKind.SESSION_DELETED, cmd.at(), null,
                 Canonical.JSON.createObjectNode());
         apply(new SessionDeleted(sessionId, receipt));
@@ -311,6 +312,17 @@ public class SessionAggregate {
         Receipt receipt = sign(ctx, sessionId, ReceiptKind.SESSION_EXPIRED, at, null, body);
         apply(new SessionExpired(sessionId, receipt));
         return receipt;
+    }
+
+    /**
+     * Idle expiry is checked lazily on every request that reaches a session: an active session idle past the
+     * expiry gets its {@code session.expired} before anything else is appended, so no later receipt (an outcome,
+     * say) can make an idle session look active again.
+     */
+    private void expireIfIdle(LedgerContext ctx, Instant at) {
+        if (state.status() == SessionStatus.ACTIVE && isExpired(ctx, at)) {
+            expire(ctx, at);
+        }
     }
 
     private boolean isExpired(LedgerContext ctx, Instant at) {

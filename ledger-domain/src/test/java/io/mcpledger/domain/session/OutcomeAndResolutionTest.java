@@ -98,6 +98,29 @@ class OutcomeAndResolutionTest extends SessionFixture {
     }
 
     @Test
+    void anOutcomeOnAnIdleSessionExpiresItFirst() {
+        fixture.givenCommands(initialize(), call("req-1", "quote", MIN_1))
+                .when(outcome("req-1", "ok", Duration.ofMinutes(40)))
+                .expectEventsMatching(kinds(ReceiptKind.SESSION_EXPIRED, ReceiptKind.CALL_OUTCOME))
+                .expectState(s -> assertThat(ResumeSessionTest.stateOf(s).status()).isEqualTo(SessionStatus.EXPIRED));
+    }
+
+    @Test
+    void aResolutionOnAnIdleSessionExpiresItFirst() {
+        fixture.givenCommands(initialize(), call("req-1", "quote", MIN_1), resume(MIN_2, EDGE_2))
+                .when(new ResolveCall(SESSION, "req-1", "ok", "ran", at(Duration.ofMinutes(40))))
+                .expectEventsMatching(kinds(ReceiptKind.SESSION_EXPIRED, ReceiptKind.CALL_RESOLVED));
+    }
+
+    @Test
+    void aRefusedResolutionOnAnIdleSessionAppendsNothing() {
+        fixture.givenCommands(initialize(), call("req-1", "quote", MIN_1))
+                .when(new ResolveCall(SESSION, "req-1", "ok", "ran", at(Duration.ofMinutes(40))))
+                .expectException(ledgerError(ErrorCode.CALL_NOT_UNKNOWN, "request req-1 is not unknown: its outcome is pending"))
+                .expectNoEvents();
+    }
+
+    @Test
     void anOperatorResolvesAnUnknownCall() {
         fixture.givenCommands(initialize(), call("req-1", "quote", MIN_1), resume(MIN_2, EDGE_2))
                 .when(new ResolveCall(SESSION, "req-1", "not_run", "checked the pricing log", at(MIN_3)))

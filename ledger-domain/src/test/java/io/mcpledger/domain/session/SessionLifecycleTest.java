@@ -135,6 +135,13 @@ class SessionLifecycleTest extends SessionFixture {
     }
 
     @Test
+    void revokingTheCapabilityOfAnIdleSessionExpiresItFirst() {
+        fixture.givenCommands(initialize())
+                .when(new RevokeCapability(SESSION, null, at(Duration.ofMinutes(40))))
+                .expectEventsMatching(kinds(ReceiptKind.SESSION_EXPIRED, ReceiptKind.CAPABILITY_REVOKED));
+    }
+
+    @Test
     void revokingAgainRepeatsTheRevocationReceipt() {
         fixture.givenCommands(initialize(), new RevokeCapability(SESSION, null, at(MIN_1)))
                 .when(new RevokeCapability(SESSION, "cap-1", at(MIN_2)))
