@@ -118,6 +118,10 @@ public final class HttpLoadGenerator implements Callable<Integer> {
     @Option(names = "--rate", description = "Open loop: calls per second, sent on schedule whatever the answers do.")
     Double rate;
 
+    @Option(names = "--timeline", description = "Also print calls, p50, p99 and max latency for every second of the "
+            + "window, to tell steady queueing from stalls.")
+    boolean timeline;
+
     @Option(names = "--target-p99-ms", defaultValue = "5",
             description = "Open loop: say whether p99 is at most this (default ${DEFAULT-VALUE} ms).")
     double targetP99Millis;
@@ -220,6 +224,9 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             throw new IllegalStateException("an edge failed: " + failure.get(), failure.get());
         }
         report(edges, before, after);
+        if (timeline) {
+            timeline(edges);
+        }
         checkReceipts(host, port, receiptsBefore, edges);
         return 0;
     }
@@ -277,7 +284,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 edge.errors.merge(outcome, 1L, Long::sum);
             }
             if (answer != null && answer.status / 100 == 2) {
-                edge.record(done - due);
+                edge.record(due - window.measureStart, done - due);
             }
         }
     }
@@ -358,6 +365,27 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 Double.isNaN(ledgerCores) ? "" : String.format(Locale.ROOT, "%.0f%%", ledgerCores * 100 / CORES));
     }
 
+    private void timeline(Edge[] edges) {
+        List<List<Long>> seconds = new ArrayList<>();
+        for (int i = 0; i < duration; i++) {
+            seconds.add(new ArrayList<>());
+        }
+        for (Edge edge : edges) {
+            for (int i = 0; i < edge.count; i++) {
+                int second = (int) Math.min(duration - 1, Math.max(0, edge.dues[i] / 1_000_000_000L));
+                seconds.get(second).add(edge.latencies[i]);
+            }
+        }
+        System.out.println();
+        System.out.println("second  calls      p50      p99      max");
+        for (int i = 0; i < duration; i++) {
+            long[] sorted = seconds.get(i).stream().mapToLong(Long::longValue).sorted().toArray();
+            System.out.printf(Locale.ROOT, "%6d %6d %8s %8s %8s%n", i, sorted.length, millis(percentile(sorted, 0.5)),
+                    millis(percentile(sorted, 0.99)), millis(sorted.length == 0 ? Double.NaN
+                            : sorted[sorted.length - 1] / 1e6));
+        }
+    }
+
     /** Every answer with a receipt is one more receipt in the ledger; {@code /health} counts them. */
     private void checkReceipts(String host, int port, long before, Edge[] edges) throws Exception {
         long answered = sessions;
@@ -430,6 +458,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         final Http1Connection connection;
         final Map<String, Long> errors = new ConcurrentHashMap<>();
         long[] latencies = new long[1 << 12];
+        /** When each call in {@link #latencies} was due (closed loop: sent), in nanos from the window's start. */
+        long[] dues = new long[1 << 12];
         int count;
         long admitted;
         long errorsOutside;
@@ -440,10 +470,12 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             this.connection = connection;
         }
 
-        void record(long nanos) {
+        void record(long dueInWindow, long nanos) {
             if (count == latencies.length) {
                 latencies = Arrays.copyOf(latencies, latencies.length * 2);
+                dues = Arrays.copyOf(dues, dues.length * 2);
             }
+            dues[count] = dueInWindow;
             latencies[count++] = nanos;
         }
     }
