@@ -87,25 +87,20 @@ final class RequestBody {
 
     /** A required identifier: visible ASCII (0x21-0x7E), 1 to 256 characters. */
     String identifier(String field) {
-        return identifier(field, true);
-    }
-
-    String optionalIdentifier(String field) {
-        return identifier(field, false);
-    }
-
-    private String identifier(String field, boolean required) {
-        String value = string(field, required);
-        if (value != null && !Identifiers.isVisibleAscii(value, MAX_IDENTIFIER)) {
+        String value = string(field, true);
+        if (!Identifiers.isVisibleAscii(value, MAX_IDENTIFIER)) {
             throw invalid("field " + name(field) + " must be 1 to " + MAX_IDENTIFIER
                     + " visible ASCII characters (0x21-0x7E)");
         }
         return value;
     }
 
-    /** Any text of at most {@code maxChars} characters (Unicode code points). */
+    /** Any text of at most {@code maxChars} characters (Unicode code points) that UTF-8 can carry. */
     String text(String field, int maxChars, boolean required) {
         String value = string(field, required);
+        if (value != null && !Identifiers.isWellFormedText(value)) {
+            throw invalid("field " + name(field) + " is not valid Unicode text: it has an unpaired surrogate (\\ud800-\\udfff)");
+        }
         if (value != null && value.codePointCount(0, value.length()) > maxChars) {
             throw invalid("field " + name(field) + " must be at most " + maxChars + " characters");
         }
@@ -119,6 +114,11 @@ final class RequestBody {
             throw invalid("field " + name(field) + " must be " + chars + " lowercase hex characters");
         }
         return value;
+    }
+
+    /** A string whose meaning the aggregate decides (a protocol version): any well-formed text. */
+    String text(String field, boolean required) {
+        return text(field, Integer.MAX_VALUE, required);
     }
 
     /** One of a fixed set of strings. */
