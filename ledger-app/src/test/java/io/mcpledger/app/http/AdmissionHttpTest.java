@@ -38,6 +38,9 @@ class AdmissionHttpTest {
                   - {server: pricing, tool: discount, operations: [invoke], ttl: 300}
             """;
 
+    private static final String WITH_REFUND = HttpLedger.PRICING_POLICY
+            + "      - {server: pricing, tool: refund, operations: [invoke], ttl: 300}\n";
+
     @TempDir
     static Path sharedState;
     static HttpLedger ledger;
@@ -178,6 +181,20 @@ class AdmissionHttpTest {
             assertRefused(own.call(id, "narrowed", "after", "quote"), "not_in_scope",
                     "requested tool quote on server pricing is not in capability scope");
             assertThat(own.call(id, "narrowed", "discount", "discount").json().path("decision").asText())
+                    .isEqualTo("admitted");
+        }
+    }
+
+    @Test
+    void aWidenedPolicyGrantsNothingUntilTheSessionResumes() throws Exception {
+        try (HttpLedger own = HttpLedger.start(ownState)) {
+            String id = own.initialize("widened");
+            own.putPolicy(WITH_REFUND).assertStatus(200);
+
+            assertRefused(own.call(id, "widened", "before-resume", "refund"), "not_in_scope",
+                    "requested tool refund on server pricing is not in capability scope");
+            own.resume(id, "widened", null).assertStatus(200);
+            assertThat(own.call(id, "widened", "after-resume", "refund").json().path("decision").asText())
                     .isEqualTo("admitted");
         }
     }
