@@ -20,6 +20,7 @@ import java.security.KeyFactory;
 import java.security.PublicKey;
 import java.security.Signature;
 import java.security.spec.X509EncodedKeySpec;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -125,6 +126,25 @@ class AuditHttpTest {
 
             assertThat(served.assertStatus(200).json().path("index").isIntegralNumber()).as(served.toString()).isTrue();
             assertThat(served.json().path("index").asLong()).isEqualTo(1);
+        }
+    }
+
+    // SPEC: section 8 adds "inclusion" {"treeSize", "hashes"} and "checkpoint" to the answer once the entry is
+    // integrated, within one --checkpoint-interval (1 s here); the ledger has no sequencer and never adds them.
+    @Test
+    void aReceiptIsServedWithItsInclusionProofOnceIntegrated() throws Exception {
+        try (HttpLedger own = HttpLedger.start(ownState)) {
+            Reply initialized = own.initialize("integrated", initializeJson("integrated"));
+            Reply served = null;
+            for (int i = 0; i < 10 && (served == null || !served.json().has("inclusion")); i++) {
+                Thread.sleep(300);
+                own.clock.advance(Duration.ofMillis(300));
+                served = own.auditor("GET", "/v1/receipts/" + initialized.receipt().id()).send().assertStatus(200);
+            }
+
+            assertThat(served.json().path("inclusion").path("treeSize").isIntegralNumber()).as(served.toString()).isTrue();
+            assertThat(served.json().path("inclusion").path("hashes").isArray()).isTrue();
+            assertThat(served.json().path("checkpoint").asText()).startsWith(served.receipt().ledger() + "\n");
         }
     }
 
