@@ -10,6 +10,9 @@ import io.mcpledger.app.statedir.Role;
 import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.Canonical;
+import io.mcpledger.domain.receipt.InvalidReceiptException;
+import io.mcpledger.domain.receipt.Receipt;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -159,6 +162,13 @@ final class HttpLedger implements AutoCloseable {
             return this;
         }
 
+        /** Sends {@code bytes} with chunked transfer encoding: no {@code Content-Length} announces the size. */
+        Request chunked(byte[] bytes) {
+            body = HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes));
+            builder.header("Content-Type", "application/json");
+            return this;
+        }
+
         Reply send() throws IOException, InterruptedException {
             HttpResponse<String> response = client.send(builder.method(method, body).build(),
                     HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
@@ -194,6 +204,23 @@ final class HttpLedger implements AutoCloseable {
 
         String errorMessage() {
             return json().path("error").path("message").asText(null);
+        }
+
+        /** The answer's {@code receipt}, checked to be carried as its exact signed JCS line. */
+        Receipt receipt() {
+            JsonNode node = json().get("receipt");
+            if (node == null || !node.isObject()) {
+                throw new AssertionError("no receipt in " + this);
+            }
+            String line = Canonical.jcs(node);
+            if (!response.body().contains(line)) {
+                throw new AssertionError("the receipt is not carried as its JCS line: " + this);
+            }
+            try {
+                return Receipt.parse(line);
+            } catch (InvalidReceiptException e) {
+                throw new AssertionError("not a receipt: " + line, e);
+            }
         }
 
         @Override
