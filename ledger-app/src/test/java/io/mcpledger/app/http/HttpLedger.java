@@ -14,6 +14,7 @@ import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.receipt.InvalidReceiptException;
 import io.mcpledger.domain.receipt.Receipt;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -233,6 +234,13 @@ final class HttpLedger implements AutoCloseable {
 
         Request bytes(byte[] bytes) {
             body = HttpRequest.BodyPublishers.ofByteArray(bytes);
+            builder.header("Content-Type", "application/json");
+            return this;
+        }
+
+        /** Sends {@code bytes} with chunked transfer encoding: no {@code Content-Length} announces the size. */
+        Request chunked(byte[] bytes) {
+            body = HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes));
             builder.header("Content-Type", "application/json");
             return this;
         }
