@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.app.JsonErrors;
 import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.Identifiers;
 import io.mcpledger.domain.LedgerException;
@@ -54,9 +55,7 @@ final class RequestBody {
         try (JsonParser parser = STRICT.createParser(bytes)) {
             tree = STRICT.readTree(parser);
         } catch (JsonProcessingException e) {
-            throw new LedgerException(ErrorCode.INVALID_JSON, "malformed JSON: " + plain(e.getOriginalMessage())
-                    + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
-                    + ", column " + e.getLocation().getColumnNr()));
+            throw new LedgerException(ErrorCode.INVALID_JSON, "malformed JSON" + JsonErrors.describe(e));
         } catch (IOException e) {
             throw new LedgerException(ErrorCode.INVALID_JSON, "malformed JSON: " + e.getMessage());
         }
@@ -77,12 +76,6 @@ final class RequestBody {
             return new RequestBody(STRICT.createObjectNode(), "");
         }
         return parse(bytes, allowed);
-    }
-
-    /** Jackson's message without its parser-internal "(start marker at [Source: ...])" aside. */
-    private static String plain(String message) {
-        int aside = message.indexOf(" (start marker at");
-        return (aside < 0 ? message : message.substring(0, aside)).replaceAll("\\s*\\R\\s*", " ");
     }
 
     /** A required identifier: visible ASCII (0x21-0x7E), 1 to 256 characters. */

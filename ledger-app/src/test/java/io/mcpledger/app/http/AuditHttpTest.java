@@ -115,39 +115,6 @@ class AuditHttpTest {
         assertThat(ed25519.verify(Base64.getDecoder().decode(receipt.sig()))).isTrue();
     }
 
-    // SPEC: section 8 answers {"receipt": R, "index": I, ...} where I is the receipt's 0-based log entry (here the
-    // policy.activated of start-up is entry 0 and session.initialized entry 1); the ledger answers without "index".
-    @Test
-    void aReceiptIsServedWithItsIndexInTheLog() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState)) {
-            Reply initialized = own.initialize("indexed", initializeJson("indexed"));
-
-            Reply served = own.auditor("GET", "/v1/receipts/" + initialized.receipt().id()).send();
-
-            assertThat(served.assertStatus(200).json().path("index").isIntegralNumber()).as(served.toString()).isTrue();
-            assertThat(served.json().path("index").asLong()).isEqualTo(1);
-        }
-    }
-
-    // SPEC: section 8 adds "inclusion" {"treeSize", "hashes"} and "checkpoint" to the answer once the entry is
-    // integrated, within one --checkpoint-interval (1 s here); the ledger has no sequencer and never adds them.
-    @Test
-    void aReceiptIsServedWithItsInclusionProofOnceIntegrated() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState)) {
-            Reply initialized = own.initialize("integrated", initializeJson("integrated"));
-            Reply served = null;
-            for (int i = 0; i < 10 && (served == null || !served.json().has("inclusion")); i++) {
-                Thread.sleep(300);
-                own.clock.advance(Duration.ofMillis(300));
-                served = own.auditor("GET", "/v1/receipts/" + initialized.receipt().id()).send().assertStatus(200);
-            }
-
-            assertThat(served.json().path("inclusion").path("treeSize").isIntegralNumber()).as(served.toString()).isTrue();
-            assertThat(served.json().path("inclusion").path("hashes").isArray()).isTrue();
-            assertThat(served.json().path("checkpoint").asText()).startsWith(served.receipt().ledger() + "\n");
-        }
-    }
-
     @Test
     void aReceiptIdNeverCommittedIs404ReceiptNotFound() throws Exception {
         ledger.auditor("GET", "/v1/receipts/rcpt-never-committed").send().assertError(404, "receipt_not_found",
