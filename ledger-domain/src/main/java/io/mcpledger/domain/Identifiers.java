@@ -1,6 +1,6 @@
 package io.mcpledger.domain;
 
-/** The contract's rule for identifiers: visible ASCII (0x21 to 0x7E), at least one character. */
+/** The contract's rules for identifiers (visible ASCII, 0x21 to 0x7E, at least one character) and for free text. */
 public final class Identifiers {
     private Identifiers() {
     }
@@ -13,6 +13,22 @@ public final class Identifiers {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             if (c < 0x21 || c > 0x7e) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * True when {@code s} is Unicode text that UTF-8 can carry: no unpaired surrogate. Java strings (and JSON
+     * escapes such as a lone {@code \\ud800}) can hold one, but no UTF-8 byte sequence encodes it.
+     */
+    public static boolean isWellFormedText(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
                 return false;
             }
         }

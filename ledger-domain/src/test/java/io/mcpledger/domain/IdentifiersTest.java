@@ -25,4 +25,18 @@ class IdentifiersTest {
         assertThat(Identifiers.isVisibleAscii("a\u007fb", 6)).isFalse();
         assertThat(Identifiers.isVisibleAscii("caf\u00e9", 6)).isFalse();
     }
+
+    @Test
+    void textWithPairedSurrogatesIsWellFormed() {
+        assertThat(Identifiers.isWellFormedText("emoji \ud83d\ude00 and caf\u00e9")).isTrue();
+        assertThat(Identifiers.isWellFormedText("")).isTrue();
+    }
+
+    @Test
+    void textWithAnUnpairedSurrogateIsNotWellFormed() {
+        assertThat(Identifiers.isWellFormedText("a\ud800b")).isFalse();
+        assertThat(Identifiers.isWellFormedText("a\udc00")).isFalse();
+        assertThat(Identifiers.isWellFormedText("\ud83d")).isFalse();
+        assertThat(Identifiers.isWellFormedText("\ude00\ud83d")).isFalse();
+    }
 }

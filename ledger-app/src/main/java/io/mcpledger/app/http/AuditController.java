@@ -10,10 +10,10 @@ import io.mcpledger.domain.ledger.Investigation;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.query.DigestView;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
-import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
@@ -28,10 +28,10 @@ class AuditController {
         this.ledger = ledger;
     }
 
-    @Get("/receipts/{id}")
+    @Get("/receipts/{id:[^/]+}")
     @ExecuteOn(TaskExecutors.BLOCKING)
-    HttpResponse<byte[]> receipt(@PathVariable String id) {
-        RequestBody.requireIdentifier("receipt id", id);
+    HttpResponse<byte[]> receipt(HttpRequest<?> request) {
+        String id = RequestBody.requireIdentifier("receipt id", PathSegments.segment(request, 2));
         Receipt receipt = ledger.receipt(id).orElseThrow(() -> new LedgerException(ErrorCode.RECEIPT_NOT_FOUND,
                 "no committed receipt has id " + id));
         return Replies.ok(Replies.putReceipt(Replies.object(), "receipt", receipt));
@@ -41,10 +41,10 @@ class AuditController {
      * The verdict and timeline of a call, computed from the session's stored receipts by the same code the
      * offline verifier runs. {@code not_found} is a 200 answer, as the contract says.
      */
-    @Get("/investigate/{requestId}")
+    @Get("/investigate/{requestId:[^/]+}")
     @ExecuteOn(TaskExecutors.BLOCKING)
-    HttpResponse<byte[]> investigate(@PathVariable String requestId, @Nullable @QueryValue String session) {
-        RequestBody.requireIdentifier("requestId", requestId);
+    HttpResponse<byte[]> investigate(HttpRequest<?> request, @Nullable @QueryValue String session) {
+        String requestId = RequestBody.requireIdentifier("requestId", PathSegments.segment(request, 2));
         String target = session;
         if (target == null) {
             List<String> sessions = ledger.projection().sessionsWithRequest(requestId);

@@ -27,7 +27,8 @@ class AuthFilter {
     @RequestFilter
     @Nullable
     HttpResponse<?> authenticate(HttpRequest<?> request) {
-        String path = request.getPath();
+        // The raw path: decoded, an escaped '/' inside a requestId would shift the segments the rules look at.
+        String path = request.getUri().getRawPath();
         if (Access.isPublic(request.getMethod(), path)) {
             return null;
         }

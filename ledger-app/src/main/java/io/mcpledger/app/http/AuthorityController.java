@@ -14,12 +14,12 @@ import io.mcpledger.domain.principal.RevokePrincipal;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.TokenRefs;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
-import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.Put;
 import java.nio.ByteBuffer;
@@ -62,9 +62,9 @@ class AuthorityController {
         return Replies.ok(reply);
     }
 
-    @Post("/capabilities/{capabilityId}/revoke")
-    CompletableFuture<HttpResponse<byte[]>> revokeCapability(@PathVariable String capabilityId, @Nullable @Body byte[] bytes) {
-        RequestBody.requireIdentifier("capability id", capabilityId);
+    @Post("/capabilities/{capabilityId:[^/]+}/revoke")
+    CompletableFuture<HttpResponse<byte[]>> revokeCapability(HttpRequest<?> request, @Nullable @Body byte[] bytes) {
+        String capabilityId = RequestBody.requireIdentifier("capability id", PathSegments.segment(request, 2));
         RequestBody.parseOptional(bytes, Set.of());
         String session = ledger.projection().capabilityOwner(capabilityId).orElseThrow(() -> new LedgerException(
                 ErrorCode.CAPABILITY_NOT_FOUND, "no session was ever issued capability " + capabilityId));

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.app.JsonErrors;
 import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.Identifiers;
 import io.mcpledger.domain.LedgerException;
@@ -54,9 +55,7 @@ final class RequestBody {
         try (JsonParser parser = STRICT.createParser(bytes)) {
             tree = STRICT.readTree(parser);
         } catch (JsonProcessingException e) {
-            throw new LedgerException(ErrorCode.INVALID_JSON, "malformed JSON: " + plain(e.getOriginalMessage())
-                    + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
-                    + ", column " + e.getLocation().getColumnNr()));
+            throw new LedgerException(ErrorCode.INVALID_JSON, "malformed JSON" + JsonErrors.describe(e));
         } catch (IOException e) {
             throw new LedgerException(ErrorCode.INVALID_JSON, "malformed JSON: " + e.getMessage());
         }
@@ -79,33 +78,22 @@ final class RequestBody {
         return parse(bytes, allowed);
     }
 
-    /** Jackson's message without its parser-internal "(start marker at [Source: ...])" aside. */
-    private static String plain(String message) {
-        int aside = message.indexOf(" (start marker at");
-        return (aside < 0 ? message : message.substring(0, aside)).replaceAll("\\s*\\R\\s*", " ");
-    }
-
     /** A required identifier: visible ASCII (0x21-0x7E), 1 to 256 characters. */
     String identifier(String field) {
-        return identifier(field, true);
-    }
-
-    String optionalIdentifier(String field) {
-        return identifier(field, false);
-    }
-
-    private String identifier(String field, boolean required) {
-        String value = string(field, required);
-        if (value != null && !Identifiers.isVisibleAscii(value, MAX_IDENTIFIER)) {
+        String value = string(field, true);
+        if (!Identifiers.isVisibleAscii(value, MAX_IDENTIFIER)) {
             throw invalid("field " + name(field) + " must be 1 to " + MAX_IDENTIFIER
                     + " visible ASCII characters (0x21-0x7E)");
         }
         return value;
     }
 
-    /** Any text of at most {@code maxChars} characters (Unicode code points). */
+    /** Any text of at most {@code maxChars} characters (Unicode code points) that UTF-8 can carry. */
     String text(String field, int maxChars, boolean required) {
         String value = string(field, required);
+        if (value != null && !Identifiers.isWellFormedText(value)) {
+            throw invalid("field " + name(field) + " is not valid Unicode text: it has an unpaired surrogate (\\ud800-\\udfff)");
+        }
         if (value != null && value.codePointCount(0, value.length()) > maxChars) {
             throw invalid("field " + name(field) + " must be at most " + maxChars + " characters");
         }
@@ -119,6 +107,11 @@ final class RequestBody {
             throw invalid("field " + name(field) + " must be " + chars + " lowercase hex characters");
         }
         return value;
+    }
+
+    /** A string whose meaning the aggregate decides (a protocol version): any well-formed text. */
+    String text(String field, boolean required) {
+        return text(field, Integer.MAX_VALUE, required);
     }
 
     /** One of a fixed set of strings. */

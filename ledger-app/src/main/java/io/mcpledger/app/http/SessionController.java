@@ -27,6 +27,7 @@ import io.mcpledger.domain.session.SessionIds;
 import io.mcpledger.query.LedgerProjection;
 import io.mcpledger.query.SessionPage;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Body;
@@ -34,7 +35,6 @@ import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Delete;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Header;
-import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
 import java.time.Instant;
@@ -49,6 +49,8 @@ import java.util.concurrent.CompletableFuture;
  */
 @Controller(value = "/v1/sessions", consumes = MediaType.ALL)
 class SessionController {
+    // Path variables use {name:[^/]+}: Micronaut's default pattern stops at '+', '&' and ';', which are
+    // visible ASCII and so legal in every identifier (a requestId "r+1" must reach its outcome endpoint).
     static final String CLIENT_TOKEN = "Client-Token-Sha256";
     static final int DEFAULT_PAGE = 100;
     static final int MAX_PAGE = 1000;
@@ -78,7 +80,7 @@ class SessionController {
         RequestBody body = RequestBody.parse(bytes, INITIALIZE);
         String principal = body.identifier("principal");
         String serverId = body.identifier("serverId");
-        String protocolVersion = body.text("protocolVersion", RequestBody.MAX_IDENTIFIER, true);
+        String protocolVersion = body.text("protocolVersion", true);
         RequestBody info = body.object("clientInfo", CLIENT_INFO);
         ClientInfo clientInfo = info == null ? null : new ClientInfo(
                 info.text("name", RequestBody.MAX_CLIENT_TEXT, true), info.text("version", RequestBody.MAX_CLIENT_TEXT, true));
@@ -99,22 +101,22 @@ class SessionController {
         return Replies.later(answer.whenComplete((a, failure) -> cap.release()), a -> Replies.json(201, session(a)));
     }
 
-    @Post("/{id}/resume")
-    CompletableFuture<HttpResponse<byte[]>> resume(@PathVariable String id, @Nullable @Header(CLIENT_TOKEN) String clientToken,
+    @Post("/{id:[^/]+}/resume")
+    CompletableFuture<HttpResponse<byte[]>> resume(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken,
                                                    @Nullable @Body byte[] bytes) {
-        sessionId(id);
+        String id = sessionId(request);
         String token = clientToken(clientToken);
         RequestBody body = RequestBody.parseOptional(bytes, RESUME);
-        String protocolVersion = body.text("protocolVersion", RequestBody.MAX_IDENTIFIER, false);
+        String protocolVersion = body.text("protocolVersion", false);
         Edge edge = edge(body);
         return Replies.later(ledger.commands().send(new ResumeSession(id, token, protocolVersion, edge, ledger.now())),
                 (Answer a) -> a instanceof SessionAnswer s ? Replies.ok(session(s)) : errorAnswer(a));
     }
 
-    @Post("/{id}/calls")
-    CompletableFuture<HttpResponse<byte[]>> call(@PathVariable String id, @Nullable @Header(CLIENT_TOKEN) String clientToken,
+    @Post("/{id:[^/]+}/calls")
+    CompletableFuture<HttpResponse<byte[]>> call(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken,
                                                  @Nullable @Body byte[] bytes) {
-        sessionId(id);
+        String id = sessionId(request);
         String token = clientToken(clientToken);
         RequestBody body = RequestBody.parse(bytes, CALL);
         RequestCall command = new RequestCall(id, token, body.identifier("requestId"), body.identifier("server"),
@@ -137,12 +139,12 @@ class SessionController {
         });
     }
 
-    @Post("/{id}/calls/{requestId}/outcome")
-    CompletableFuture<HttpResponse<byte[]>> outcome(@PathVariable String id, @PathVariable String requestId,
+    @Post("/{id:[^/]+}/calls/{requestId:[^/]+}/outcome")
+    CompletableFuture<HttpResponse<byte[]>> outcome(HttpRequest<?> request,
                                                     @Nullable @Header(CLIENT_TOKEN) String clientToken,
                                                     @Nullable @Body byte[] bytes) {
-        sessionId(id);
-        RequestBody.requireIdentifier("requestId", requestId);
+        String id = sessionId(request);
+        String requestId = RequestBody.requireIdentifier("requestId", PathSegments.segment(request, 4));
         String token = clientToken(clientToken);
         RequestBody body = RequestBody.parse(bytes, OUTCOME);
         RecordOutcome command = new RecordOutcome(id, token, requestId,
@@ -151,28 +153,28 @@ class SessionController {
         return Replies.later(ledger.commands().send(command), (SessionAnswer a) -> receiptOnly(a.receipt()));
     }
 
-    @Post("/{id}/calls/{requestId}/resolution")
-    CompletableFuture<HttpResponse<byte[]>> resolution(@PathVariable String id, @PathVariable String requestId,
+    @Post("/{id:[^/]+}/calls/{requestId:[^/]+}/resolution")
+    CompletableFuture<HttpResponse<byte[]>> resolution(HttpRequest<?> request,
                                                        @Nullable @Body byte[] bytes) {
-        sessionId(id);
-        RequestBody.requireIdentifier("requestId", requestId);
+        String id = sessionId(request);
+        String requestId = RequestBody.requireIdentifier("requestId", PathSegments.segment(request, 4));
         RequestBody body = RequestBody.parse(bytes, RESOLUTION);
         ResolveCall command = new ResolveCall(id, requestId, body.oneOf("status", List.of("ok", "error", "not_run"), true),
                 body.text("note", RequestBody.MAX_NOTE, true), ledger.now());
         return Replies.later(ledger.commands().send(command), (SessionAnswer a) -> receiptOnly(a.receipt()));
     }
 
-    @Delete("/{id}")
-    CompletableFuture<HttpResponse<byte[]>> delete(@PathVariable String id, @Nullable @Header(CLIENT_TOKEN) String clientToken) {
-        sessionId(id);
+    @Delete("/{id:[^/]+}")
+    CompletableFuture<HttpResponse<byte[]>> delete(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken) {
+        String id = sessionId(request);
         String token = clientToken(clientToken);
         return Replies.later(ledger.commands().send(new DeleteSession(id, token, ledger.now())),
                 (SessionAnswer a) -> receiptOnly(a.receipt()));
     }
 
-    @Post("/{id}/revoke")
-    CompletableFuture<HttpResponse<byte[]>> revoke(@PathVariable String id, @Nullable @Body byte[] bytes) {
-        sessionId(id);
+    @Post("/{id:[^/]+}/revoke")
+    CompletableFuture<HttpResponse<byte[]>> revoke(HttpRequest<?> request, @Nullable @Body byte[] bytes) {
+        String id = sessionId(request);
         RequestBody.parseOptional(bytes, Set.of());
         return revokeCapability(ledger, id, null);
     }
@@ -192,9 +194,9 @@ class SessionController {
      * The session object S. A session idle past its expiry is expired first (appending {@code session.expired}
      * once), so what is read is never stale. With {@code Client-Token-Sha256}, an id not issued to that token is 404.
      */
-    @Get("/{id}")
-    CompletableFuture<HttpResponse<byte[]>> get(@PathVariable String id, @Nullable @Header(CLIENT_TOKEN) String clientToken) {
-        sessionId(id);
+    @Get("/{id:[^/]+}")
+    CompletableFuture<HttpResponse<byte[]>> get(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken) {
+        String id = sessionId(request);
         if (clientToken != null && !SessionIds.isIssuedTo(id, clientToken(clientToken))) {
             throw notFound();
         }
@@ -252,11 +254,12 @@ class SessionController {
 
     private static Edge edge(RequestBody body) {
         RequestBody edge = body.object("edge", EDGE);
-        return edge == null ? null : new Edge(edge.optionalIdentifier("id"), edge.optionalIdentifier("incarnation"));
+        return edge == null ? null : new Edge(edge.identifier("id"), edge.identifier("incarnation"));
     }
 
-    static String sessionId(String id) {
-        return RequestBody.requireIdentifier("session id", id);
+    /** The session id of a {@code /v1/sessions/{id}...} path. */
+    static String sessionId(HttpRequest<?> request) {
+        return RequestBody.requireIdentifier("session id", PathSegments.segment(request, 2));
     }
 
     private static String clientToken(String header) {

@@ -1,6 +1,5 @@
 package io.mcpledger.app.policy;
 
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -8,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.mcpledger.app.JsonErrors;
 import io.mcpledger.domain.policy.InvalidPolicyException;
 import io.mcpledger.domain.policy.PolicyDocument;
 import java.io.IOException;
@@ -94,17 +94,10 @@ public final class PolicyFiles {
                 Mark mark = yaml.getProblemMark() != null ? yaml.getProblemMark() : yaml.getContextMark();
                 String problem = yaml.getProblem() != null ? yaml.getProblem() : yaml.getContext();
                 return (mark == null ? "" : " at line " + (mark.getLine() + 1) + ", column " + (mark.getColumn() + 1))
-                        + ": " + oneLine(problem);
+                        + ": " + JsonErrors.oneLine(problem);
             }
         }
-        JsonLocation location = e.getLocation();
-        String where = location == null || location.getLineNr() < 1 ? ""
-                : " at line " + location.getLineNr() + ", column " + location.getColumnNr();
-        return where + ": " + oneLine(e.getOriginalMessage());
-    }
-
-    private static String oneLine(String message) {
-        return message == null ? "unreadable" : message.strip().replaceAll("\\s*\\R\\s*", " ");
+        return JsonErrors.describe(e);
     }
 
     private static byte[] readBounded(Path file) throws IOException {

@@ -1,5 +1,7 @@
 package io.mcpledger.app.http;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.mcpledger.app.cli.HostPort;
 import io.mcpledger.app.engine.LedgerServer;
@@ -10,6 +12,9 @@ import io.mcpledger.app.statedir.Role;
 import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.Canonical;
+import io.mcpledger.domain.receipt.InvalidReceiptException;
+import io.mcpledger.domain.receipt.Receipt;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -29,6 +35,7 @@ import java.util.Map;
  */
 final class HttpLedger implements AutoCloseable {
     static final Instant T0 = Instant.parse("2026-11-30T07:00:00Z");
+    static final String PROTOCOL = "2025-06-18";
     static final Duration IDLE_EXPIRY = Duration.ofMinutes(30);
     static final String PRICING_POLICY = """
             capabilities:
@@ -98,6 +105,78 @@ final class HttpLedger implements AutoCloseable {
         return Sha256.hexOfUtf8("client bearer token of " + name);
     }
 
+    /** Parses JSON written in a test, for comparing trees. */
+    static JsonNode parse(String json) {
+        try {
+            return Canonical.parse(json);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("not JSON: " + json, e);
+        }
+    }
+
+    /** The argumentsSha256 the call helpers send for {@code requestId}. */
+    static String args(String requestId) {
+        return Sha256.hexOfUtf8("arguments of " + requestId);
+    }
+
+    /** A call body for {@code invoke} on {@code server}. */
+    static String callJson(String requestId, String server, String tool, String argumentsSha256) {
+        return "{\"requestId\":\"" + requestId + "\",\"server\":\"" + server + "\",\"tool\":\"" + tool
+                + "\",\"operation\":\"invoke\",\"argumentsSha256\":\"" + argumentsSha256 + "\"}";
+    }
+
+    /** {@code POST /v1/sessions} as an edge for {@code client}, whose name is also the principal. */
+    Reply initialize(String client, String json) throws IOException, InterruptedException {
+        return edge("POST", "/v1/sessions").client(clientToken(client)).json(json).send();
+    }
+
+    /** Initializes a session for {@code client} (principal {@code client}, server pricing) and answers its id. */
+    String initialize(String client) throws IOException, InterruptedException {
+        Reply reply = initialize(client, "{\"principal\":\"" + client + "\",\"serverId\":\"pricing\",\"protocolVersion\":\""
+                + PROTOCOL + "\"}");
+        if (reply.status() != 201) {
+            throw new AssertionError("initialize for " + client + " failed: " + reply);
+        }
+        return reply.json().path("session").path("id").asText();
+    }
+
+    /** {@code POST /v1/sessions/{id}/resume}; {@code json} null sends no body. */
+    Reply resume(String sessionId, String client, String json) throws IOException, InterruptedException {
+        Request request = edge("POST", "/v1/sessions/" + sessionId + "/resume").client(clientToken(client));
+        return (json == null ? request : request.json(json)).send();
+    }
+
+    /** {@code POST /v1/sessions/{id}/calls} with {@code body} as it is. */
+    Reply call(String sessionId, String client, String json) throws IOException, InterruptedException {
+        return edge("POST", "/v1/sessions/" + sessionId + "/calls").client(clientToken(client)).json(json).send();
+    }
+
+    /** Asks to invoke {@code tool} on server pricing with the arguments {@link #args} gives {@code requestId}. */
+    Reply call(String sessionId, String client, String requestId, String tool) throws IOException, InterruptedException {
+        return call(sessionId, client, callJson(requestId, "pricing", tool, args(requestId)));
+    }
+
+    /** {@code POST /v1/sessions/{id}/calls/{requestId}/outcome}. */
+    Reply outcome(String sessionId, String client, String requestId, String json) throws IOException, InterruptedException {
+        return edge("POST", "/v1/sessions/" + sessionId + "/calls/" + requestId + "/outcome").client(clientToken(client))
+                .json(json).send();
+    }
+
+    /** {@code PUT /v1/policy} as the operator. */
+    Reply putPolicy(String policy) throws IOException, InterruptedException {
+        return operator("PUT", "/v1/policy").json(policy).send();
+    }
+
+    /** Every committed receipt of a session, in {@code seq} order, read from the event store. */
+    List<Receipt> receiptsOf(String sessionId) {
+        return server.engine().sessionReceipts(sessionId);
+    }
+
+    /** The kinds of a session's receipts in {@code seq} order, e.g. {@code [session.initialized, call.admitted]}. */
+    List<String> kindsOf(String sessionId) {
+        return receiptsOf(sessionId).stream().map(r -> r.kind().wire()).toList();
+    }
+
     Request request(String method, String path) {
         return new Request(method, path);
     }
@@ -159,6 +238,13 @@ final class HttpLedger implements AutoCloseable {
             return this;
         }
 
+        /** Sends {@code bytes} with chunked transfer encoding: no {@code Content-Length} announces the size. */
+        Request chunked(byte[] bytes) {
+            body = HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes));
+            builder.header("Content-Type", "application/json");
+            return this;
+        }
+
         Reply send() throws IOException, InterruptedException {
             HttpResponse<String> response = client.send(builder.method(method, body).build(),
                     HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
@@ -194,6 +280,70 @@ final class HttpLedger implements AutoCloseable {
 
         String errorMessage() {
             return json().path("error").path("message").asText(null);
+        }
+
+        /** The exact text of the top-level member {@code receipt}, as the server wrote it; null when absent. */
+        String rawReceipt() {
+            try (JsonParser parser = Canonical.JSON.getFactory().createParser(response.body())) {
+                parser.nextToken();
+                while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = parser.currentName();
+                    parser.nextToken();
+                    int from = (int) parser.currentTokenLocation().getCharOffset();
+                    parser.skipChildren();
+                    if (name.equals("receipt")) {
+                        return response.body().substring(from, (int) parser.currentLocation().getCharOffset());
+                    }
+                }
+                return null;
+            } catch (IOException e) {
+                throw new AssertionError("not JSON: " + response.body(), e);
+            }
+        }
+
+        /** The top-level {@code receipt}, parsed (which checks that it is in canonical form). */
+        Receipt receipt() {
+            String raw = rawReceipt();
+            if (raw == null) {
+                throw new AssertionError("no receipt in " + this);
+            }
+            try {
+                return Receipt.parse(raw);
+            } catch (InvalidReceiptException e) {
+                throw new AssertionError("not a receipt: " + raw, e);
+            }
+        }
+
+        JsonNode session() {
+            return json().path("session");
+        }
+
+        /** Asserts an error answer exactly: the status and the whole body {@code {"error": {"code", "message"}}}. */
+        Reply assertError(int status, String code, String message) {
+            assertStatus(status);
+            JsonNode expected = Canonical.JSON.createObjectNode().set("error",
+                    Canonical.JSON.createObjectNode().put("code", code).put("message", message));
+            if (!json().equals(expected)) {
+                throw new AssertionError("expected body " + expected + " but got " + this);
+            }
+            return this;
+        }
+
+        /** Asserts an error answer that carries a receipt beside the error, and answers that receipt. */
+        Receipt assertErrorWithReceipt(int status, String code, String message) {
+            assertStatus(status);
+            JsonNode error = Canonical.JSON.createObjectNode().put("code", code).put("message", message);
+            if (!json().path("error").equals(error) || json().size() != 2) {
+                throw new AssertionError("expected {\"error\": " + error + ", \"receipt\": R} but got " + this);
+            }
+            return receipt();
+        }
+
+        Reply assertStatus(int status) {
+            if (status() != status) {
+                throw new AssertionError("expected status " + status + " but got " + this);
+            }
+            return this;
         }
 
         @Override

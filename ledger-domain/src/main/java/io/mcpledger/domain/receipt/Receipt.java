@@ -138,9 +138,15 @@ public final class Receipt {
         if (node.isIntegralNumber() && (!node.canConvertToLong() || Math.abs(node.asLong()) > MAX_SAFE_INTEGER)) {
             throw new InvalidReceiptException("integer at " + path + " is outside +/-(2^53-1), which JCS cannot keep exact");
         }
+        if (node.isTextual() && !Identifiers.isWellFormedText(node.textValue())) {
+            throw new InvalidReceiptException("string at " + path + " has an unpaired surrogate, which UTF-8 cannot encode");
+        }
         if (node.isObject()) {
             for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
+                if (!Identifiers.isWellFormedText(e.getKey())) {
+                    throw new InvalidReceiptException("a member name at " + path + " has an unpaired surrogate");
+                }
                 checkValues(e.getValue(), path + "." + e.getKey());
             }
         } else if (node.isArray()) {

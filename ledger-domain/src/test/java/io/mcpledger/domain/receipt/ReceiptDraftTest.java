@@ -27,6 +27,14 @@ class ReceiptDraftTest {
     }
 
     @Test
+    void refusesAnUnpairedSurrogateInTheBody() {
+        ObjectNode body = Canonical.JSON.createObjectNode().put("detail", "a\ud800b");
+        assertThatThrownBy(() -> new ReceiptDraft("r-1", ReceiptKind.SESSION_DELETED, AT, SESSION, 2, "ab".repeat(32), null, body))
+                .hasMessage("receipt body cannot be signed: string at body.detail has an unpaired surrogate,"
+                        + " which UTF-8 cannot encode");
+    }
+
+    @Test
     void refusesAnIdWithASpace() {
         assertThatThrownBy(() -> ReceiptDraft.ledgerWide("r 1", ReceiptKind.POLICY_ACTIVATED, AT, Canonical.JSON.createObjectNode()))
                 .hasMessage("receipt id must be 1 to 128 visible ASCII characters: r 1");
