@@ -37,7 +37,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -59,6 +58,10 @@ import picocli.CommandLine.Option;
  * fastest, and switches to the schedule ({@code t}) one second before the window, so that neither a backlog built
  * while the ledger was still cold nor the last closed-loop calls reach the measured calls. Latency percentiles are
  * over answered calls (2xx); errors are counted beside them.
+ *
+ * <p>Run, after {@code mvn -B -q -DskipTests package} (the reactor build, so the jar holds this tree's modules):
+ * {@code mvn -B -q -pl ledger-app test-compile exec:exec -Dexec.classpathScope=test
+ * "-Dexec.args=-cp %classpath io.mcpledger.app.bench.HttpLoadGenerator --spawn --rate 1000 --timeline"}.
  *
  * <p>Sessions get their grants from the ledger's policy at initialize; with the example policy ({@code ttl: 300}) a
  * run longer than about five minutes sees {@code capability_expired} refusals, which are reported as errors.
