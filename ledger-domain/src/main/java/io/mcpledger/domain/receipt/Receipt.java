@@ -18,23 +18,49 @@ import java.util.Set;
 /**
  * A signed receipt: its exact JCS line (the log leaf, the durable truth) and the fields read from it.
  * Instances are only made by {@link ReceiptSigner} or by {@link #parse}, so the line is always canonical.
- * Treat {@link #body()} as read-only.
+ *
+ * <p>Projections keep every call's receipts for as long as the ledger runs, so a receipt keeps only its line and
+ * the scalar fields folds read; {@link #body()} and the other members are read back from the line when asked
+ * (a few microseconds, off the admission path). Keeping the parsed tree too cost about 2 KB a receipt and
+ * lengthened every garbage-collection pause.
  */
 public final class Receipt {
     private static final Set<String> FIELDS =
             Set.of("v", "id", "kind", "at", "ledger", "session", "seq", "prev", "request", "body", "keyId", "sig");
 
     private final String line;
-    private final ObjectNode json;
     private final ReceiptKind kind;
     private final Instant at;
+    private final String id;
+    private final String session;
+    private final long seq;
+    private final String prev;
+    private final String request;
     private volatile String hash;
 
     private Receipt(String line, ObjectNode json, ReceiptKind kind, Instant at) {
         this.line = line;
-        this.json = json;
         this.kind = kind;
         this.at = at;
+        this.id = json.get("id").textValue();
+        this.session = textOrNull(json, "session");
+        this.seq = json.has("seq") ? json.get("seq").asLong() : 0;
+        this.prev = textOrNull(json, "prev");
+        this.request = textOrNull(json, "request");
+    }
+
+    private static String textOrNull(ObjectNode json, String field) {
+        JsonNode value = json.get(field);
+        return value == null ? null : value.textValue();
+    }
+
+    /** The line as a tree again; the line was validated when this receipt was made, so it parses. */
+    private ObjectNode tree() {
+        try {
+            return (ObjectNode) Canonical.parse(line);
+        } catch (IOException e) {
+            throw new IllegalStateException("a validated receipt line no longer parses: " + e.getMessage(), e);
+        }
     }
 
     /** Wraps a tree the signer has just produced; skips re-validation. */
@@ -199,7 +225,7 @@ public final class Receipt {
     }
 
     public String id() {
-        return json.get("id").asText();
+        return id;
     }
 
     public ReceiptKind kind() {
@@ -211,53 +237,50 @@ public final class Receipt {
     }
 
     public String ledger() {
-        return json.get("ledger").asText();
+        return tree().get("ledger").asText();
     }
 
     /** The session id, or null for ledger-wide receipts. */
     public String session() {
-        JsonNode s = json.get("session");
-        return s == null ? null : s.asText();
+        return session;
     }
 
     /** The 1-based position in the session, or 0 for ledger-wide receipts. */
     public long seq() {
-        JsonNode s = json.get("seq");
-        return s == null ? 0 : s.asLong();
+        return seq;
     }
 
     /** The previous receipt's hash, or null at seq 1 and for ledger-wide receipts. */
     public String prev() {
-        JsonNode p = json.get("prev");
-        return p == null ? null : p.asText();
+        return prev;
     }
 
     /** The requestId of a call receipt, or null. */
     public String request() {
-        JsonNode r = json.get("request");
-        return r == null ? null : r.asText();
+        return request;
     }
 
+    /** The kind-specific fields, read from the line: a fresh tree on every call, so read it once where it is used. */
     public JsonNode body() {
-        return json.get("body");
+        return tree().get("body");
     }
 
     public String keyId() {
-        return json.get("keyId").asText();
+        return tree().get("keyId").asText();
     }
 
     public String sig() {
-        return json.get("sig").asText();
+        return tree().get("sig").asText();
     }
 
-    /** A copy of the whole receipt as a JSON tree, for embedding in answers. */
+    /** The whole receipt as a fresh JSON tree. */
     public ObjectNode toJson() {
-        return json.deepCopy();
+        return tree();
     }
 
     /** What was signed: {@code "mcp-ledger-receipt-v1\n"} followed by the JCS of the receipt without {@code sig}. */
     public byte[] signingInput() {
-        ObjectNode unsigned = json.deepCopy();
+        ObjectNode unsigned = tree();
         unsigned.remove("sig");
         return ReceiptSigner.signingInput(unsigned);
     }

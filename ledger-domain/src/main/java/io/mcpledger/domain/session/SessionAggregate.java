@@ -247,19 +247,20 @@ public class SessionAggregate {
     }
 
     private Answer repeat(CallRecord earlier, RequestCall cmd) {
-        boolean same = earlier.server().equals(cmd.server()) && earlier.tool().equals(cmd.tool())
-                && earlier.operation().equals(cmd.operation())
-                && earlier.argumentsSha256().equals(cmd.argumentsSha256());
+        JsonNode asked = earlier.decision().body();
+        boolean same = asked.path("server").asText().equals(cmd.server()) && asked.path("tool").asText().equals(cmd.tool())
+                && asked.path("operation").asText().equals(cmd.operation())
+                && asked.path("argumentsSha256").asText().equals(cmd.argumentsSha256());
         if (!same) {
             throw new LedgerException(ErrorCode.REQUEST_ID_CONFLICT, "requestId " + cmd.requestId()
                     + " was already used in this session with a different server, tool, operation or argumentsSha256");
         }
         Receipt decision = earlier.decision();
-        String capabilityId = textOrNull(decision.body(), "capability");
+        String capabilityId = textOrNull(asked, "capability");
         if (earlier.admitted()) {
             return new CallAnswer(decision, null, capabilityId);
         }
-        JsonNode reason = decision.body().path("reason");
+        JsonNode reason = asked.path("reason");
         return new CallAnswer(decision, new Reason(reason.path("code").asText(), reason.path("message").asText()),
                 capabilityId);
     }

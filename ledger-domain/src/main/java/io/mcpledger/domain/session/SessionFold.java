@@ -31,9 +31,9 @@ public final class SessionFold {
             throw new FoldException("session " + r.session() + " is initialized twice");
         }
         checkChain(state, r);
-        JsonNode body = r.body();
         switch (r.kind()) {
             case SESSION_INITIALIZED -> {
+                JsonNode body = r.body();
                 state.principal = body.path("principal").asText();
                 state.tokenRef = body.path("tokenRef").asText();
                 state.serverId = body.path("serverId").asText();
@@ -47,6 +47,7 @@ public final class SessionFold {
             }
             case SESSION_RESUMED -> {
                 requireStatus(state, r, SessionStatus.ACTIVE);
+                JsonNode body = r.body();
                 state.resumes++;
                 state.protocolVersion = body.path("protocolVersion").asText();
                 state.edge = Edge.fromJson(body.get("edge"));
@@ -90,7 +91,7 @@ public final class SessionFold {
                 if (call.outcome() != CallRecord.Outcome.UNKNOWN || call.resolution() != null) {
                     throw new FoldException("request " + call.requestId() + " is resolved but is not unknown");
                 }
-                call.recordResolution(body.path("status").asText(), r);
+                call.recordResolution(r.body().path("status").asText(), r);
                 state.unknown--;
                 state.completed++;
             }
