@@ -187,12 +187,16 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
                     }
                 }
                 if (poison != null) {
+                    LOG.warn("A batch of {} commands is rolled back: a command failed after it had applied events",
+                            batch.size(), poison);
                     root.rollback(poison);
                 } else {
                     root.commit();
                 }
             } catch (RuntimeException | Error e) {
                 if (root.isActive() || root.isRolledBack()) {
+                    LOG.warn("A batch of {} commands is rolled back ({}); its callers hear that nothing was stored",
+                            batch.size(), root.phase(), e);
                     poison = e;
                     if (root.isActive()) {
                         root.rollback(e);
