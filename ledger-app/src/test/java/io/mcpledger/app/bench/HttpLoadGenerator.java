@@ -102,6 +102,10 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             + "found from the working directory upwards).")
     Path policy;
 
+    @Option(names = "--ledger-jvm-option", description = "A JVM option for the ledger --spawn starts, e.g. -XX:+UseZGC "
+            + "(repeatable).")
+    List<String> ledgerJvmOptions = new ArrayList<>();
+
     @Option(names = "--ledger-pid", description = "Pid of a ledger not started by --spawn, to report its CPU.")
     Long ledgerPid;
 
@@ -148,7 +152,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         try {
             if (spawn) {
                 spawned = SpawnedLedger.start(jar != null ? jar : findUpwards("ledger-app/target", "ledger-app-"),
-                        policy != null ? policy : findUpwards("docs/examples", "pricing-policy.yaml"));
+                        policy != null ? policy : findUpwards("docs/examples", "pricing-policy.yaml"), ledgerJvmOptions);
                 url = spawned.url;
                 token = spawned.edgeToken;
                 ledgerPid = spawned.process.pid();
@@ -695,16 +699,18 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             this.work = work;
         }
 
-        static SpawnedLedger start(Path jar, Path policy) throws Exception {
+        static SpawnedLedger start(Path jar, Path policy, List<String> jvmOptions) throws Exception {
             Path work = Files.createTempDirectory("ledger-load");
             Path stateDir = work.resolve("state");
             int port;
             try (ServerSocket probe = new ServerSocket(0)) {
                 port = probe.getLocalPort();
             }
-            List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-jar", jar.toString(), "serve", "--state", stateDir.toString(),
-                    "--listen", "127.0.0.1:" + port, "--policy", policy.toString());
+            List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(jvmOptions);
+            command.addAll(List.of("-jar", jar.toString(), "serve", "--state", stateDir.toString(),
+                    "--listen", "127.0.0.1:" + port, "--policy", policy.toString()));
             System.out.println("spawning: " + String.join(" ", command));
             Process process = new ProcessBuilder(command).directory(work.toFile()).start();
             List<String> stdout = new CopyOnWriteArrayList<>();
