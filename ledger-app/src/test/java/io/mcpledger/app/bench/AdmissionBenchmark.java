@@ -10,6 +10,7 @@ import io.mcpledger.app.policy.PolicyFiles;
 import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.app.storage.H2Database;
+import io.mcpledger.app.testing.TestIo;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.crypto.SigningKey;
 import io.mcpledger.domain.policy.PolicyDocument;
@@ -32,11 +33,8 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -701,22 +699,7 @@ public final class AdmissionBenchmark {
 
     private void deleteTemporary() throws IOException {
         for (Path dir : temporary) {
-            if (!Files.exists(dir)) {
-                continue;
-            }
-            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.delete(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                    Files.delete(d);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
+            TestIo.deleteTree(dir);
         }
     }
 }

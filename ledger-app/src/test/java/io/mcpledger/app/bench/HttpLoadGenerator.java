@@ -2,14 +2,13 @@ package io.mcpledger.app.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.management.OperatingSystemMXBean;
+import io.mcpledger.app.testing.TestIo;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.Canonical;
-import java.io.BufferedReader;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -17,11 +16,8 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -715,8 +711,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             Process process = new ProcessBuilder(command).directory(work.toFile()).start();
             List<String> stdout = new CopyOnWriteArrayList<>();
             List<String> stderr = new CopyOnWriteArrayList<>();
-            pump(process.getInputStream(), stdout);
-            pump(process.getErrorStream(), stderr);
+            TestIo.collectLines(process.getInputStream(), stdout);
+            TestIo.collectLines(process.getErrorStream(), stderr);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (stdout.stream().noneMatch(l -> l.startsWith("Ready: "))) {
                 if (!process.isAlive() || System.nanoTime() > deadline) {
@@ -727,21 +723,6 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             }
             String token = Files.readString(stateDir.resolve("credentials/edge.token")).strip();
             return new SpawnedLedger(process, URI.create("http://127.0.0.1:" + port), token, work);
-        }
-
-        private static void pump(InputStream in, List<String> lines) {
-            Thread t = new Thread(() -> {
-                try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = reader.readLine()) != null) {
-                        lines.add(line);
-                    }
-                } catch (IOException ignored) {
-                    // The process ended.
-                }
-            }, "ledger-output");
-            t.setDaemon(true);
-            t.start();
         }
 
         @Override
@@ -756,7 +737,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 process.destroyForcibly();
                 Thread.currentThread().interrupt();
             }
-            deleteTree(work);
+            TestIo.deleteTree(work);
         }
     }
 
@@ -870,24 +851,5 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         } catch (IOException e) {
             return "unknown";
         }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Files.delete(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                Files.delete(d);
-                return FileVisitResult.CONTINUE;
-            }
-        });
     }
 }

@@ -11,21 +11,15 @@ import io.mcpledger.app.http.HttpLedger.Reply;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.receipt.Timestamps;
 import io.mcpledger.domain.session.SessionIds;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Call admission (spec section 4): the session-level checks, the admission table in its first-match-wins order,
  * and requestId idempotency. Tests share one ledger, each with its own client, unless they change the policy.
  */
-class AdmissionHttpTest {
+class AdmissionHttpTest extends SharedLedgerTest {
     private static final String NOT_FOUND = "session not found";
     private static final String EXPIRED = "MCP session expired and must be re-initialized";
     private static final String REVOKED = "the client token has been revoked";
@@ -41,28 +35,11 @@ class AdmissionHttpTest {
     private static final String WITH_REFUND = HttpLedger.PRICING_POLICY
             + "      - {server: pricing, tool: refund, operations: [invoke], ttl: 300}\n";
 
-    @TempDir
-    static Path sharedState;
-    static HttpLedger ledger;
-
-    @TempDir
-    Path ownState;
-
-    @BeforeAll
-    static void start() throws Exception {
-        ledger = HttpLedger.start(sharedState);
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
-
     // The admission table.
 
     @Test
     void aCallInScopeIsAdmittedWithCallIdCapabilityIdAndReceipt() throws Exception {
-        Reply initialized = ledger.initialize("admitted", initializeJson("admitted"));
+        Reply initialized = ledger.initialize("admitted", HttpLedger.initializeJson("admitted"));
         String id = initialized.session().path("id").asText();
         String capability = initialized.session().path("capability").path("id").asText();
         String policy = ledger.operator("GET", "/v1/policy").send().json().path("policy").asText();
@@ -71,7 +48,7 @@ class AdmissionHttpTest {
         Reply reply = ledger.call(id, "admitted", "r1", "quote");
 
         reply.assertStatus(200);
-        assertThat(fields(reply)).containsExactlyInAnyOrder("decision", "callId", "capabilityId", "receipt");
+        assertThat(reply.fieldNames()).containsExactlyInAnyOrder("decision", "callId", "capabilityId", "receipt");
         assertThat(reply.json().path("decision").asText()).isEqualTo("admitted");
         assertThat(reply.json().path("callId").asText()).isEqualTo("r1");
         assertThat(reply.json().path("capabilityId").asText()).isEqualTo(capability);
@@ -439,22 +416,12 @@ class AdmissionHttpTest {
 
     private static void assertRefused(Reply reply, String code, String message) {
         reply.assertStatus(200);
-        assertThat(fields(reply)).containsExactlyInAnyOrder("decision", "reason", "receipt");
+        assertThat(reply.fieldNames()).containsExactlyInAnyOrder("decision", "reason", "receipt");
         assertThat(reply.json().path("decision").asText()).isEqualTo("refused");
         assertThat(reply.json().path("reason")).isEqualTo(parse("{\"code\":\"" + code + "\",\"message\":\"" + message
                 + "\"}"));
         assertThat(reply.receipt().kind().wire()).isEqualTo("call.refused");
         assertThat(reply.receipt().body().path("reason")).isEqualTo(reply.json().path("reason"));
-    }
-
-    private static List<String> fields(Reply reply) {
-        List<String> names = new ArrayList<>();
-        reply.json().fieldNames().forEachRemaining(names::add);
-        return names;
-    }
-
-    private static String initializeJson(String client) {
-        return "{\"principal\":\"" + client + "\",\"serverId\":\"pricing\",\"protocolVersion\":\"2025-06-18\"}";
     }
 
     private static String revokeCapability(String id) throws Exception {

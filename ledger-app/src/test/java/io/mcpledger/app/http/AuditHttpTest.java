@@ -15,7 +15,6 @@ import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.receipt.Timestamps;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.KeyFactory;
 import java.security.PublicKey;
 import java.security.Signature;
@@ -25,41 +24,21 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What edges and auditors read (spec sections 4, 8 and 10): receipts by id, byte for byte; the session object and
  * its listing; investigations; the projection digest; the log's public key.
  */
-class AuditHttpTest {
+class AuditHttpTest extends SharedLedgerTest {
     /** The DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410); the raw 32-byte key follows it. */
     private static final String ED25519_SPKI_PREFIX = "302a300506032b6570032100";
-
-    @TempDir
-    static Path sharedState;
-    static HttpLedger ledger;
-
-    @TempDir
-    Path ownState;
-
-    @BeforeAll
-    static void start() throws Exception {
-        ledger = HttpLedger.start(sharedState);
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
 
     // GET /v1/receipts/{id}.
 
     @Test
     void aSessionReceiptIsServedByIdWithTheBytesItsAnswerCarried() throws Exception {
-        Reply initialized = ledger.initialize("by-id", initializeJson("by-id"));
+        Reply initialized = ledger.initialize("by-id", HttpLedger.initializeJson("by-id"));
         String id = initialized.session().path("id").asText();
         Reply admitted = ledger.call(id, "by-id", "r1", "quote");
 
@@ -93,7 +72,7 @@ class AuditHttpTest {
 
     @Test
     void anEdgeMayReadAReceiptById() throws Exception {
-        Reply initialized = ledger.initialize("edge-reads", initializeJson("edge-reads"));
+        Reply initialized = ledger.initialize("edge-reads", HttpLedger.initializeJson("edge-reads"));
 
         Reply served = ledger.edge("GET", "/v1/receipts/" + initialized.receipt().id()).send();
 
@@ -102,7 +81,7 @@ class AuditHttpTest {
 
     @Test
     void aReceiptServedByIdVerifiesWithTheLogsPublicKey() throws Exception {
-        Reply initialized = ledger.initialize("verifies", initializeJson("verifies"));
+        Reply initialized = ledger.initialize("verifies", HttpLedger.initializeJson("verifies"));
         Reply served = ledger.auditor("GET", "/v1/receipts/" + initialized.receipt().id()).send();
         JsonNode key = ledger.request("GET", "/v1/log/public-key").send().json();
         Receipt receipt = served.receipt();
@@ -125,7 +104,7 @@ class AuditHttpTest {
     @Test
     void aSessionIsServedAsTheSessionObject() throws Exception {
         Instant at = ledger.clock.instant();
-        Reply initialized = ledger.initialize("object", initializeJson("object"));
+        Reply initialized = ledger.initialize("object", HttpLedger.initializeJson("object"));
         String id = initialized.session().path("id").asText();
         String capability = initialized.session().path("capability").path("id").asText();
         Reply admitted = ledger.call(id, "object", "r1", "quote");
@@ -249,7 +228,7 @@ class AuditHttpTest {
 
     @Test
     void aCompletedCallIsInvestigatedAsCompletedOk() throws Exception {
-        Reply initialized = ledger.initialize("inv-ok", initializeJson("inv-ok"));
+        Reply initialized = ledger.initialize("inv-ok", HttpLedger.initializeJson("inv-ok"));
         String id = initialized.session().path("id").asText();
         Reply admitted = ledger.call(id, "inv-ok", "inv-ok-1", "quote");
         Reply outcome = ledger.outcome(id, "inv-ok", "inv-ok-1", "{\"status\":\"ok\"}");
@@ -362,7 +341,7 @@ class AuditHttpTest {
         Reply reply = ledger.auditor("GET", "/v1/projections/digest").send();
 
         reply.assertStatus(200);
-        assertThat(fields(reply)).containsExactlyInAnyOrder("treeSize", "digest");
+        assertThat(reply.fieldNames()).containsExactlyInAnyOrder("treeSize", "digest");
         assertThat(reply.json().path("treeSize").asLong()).isEqualTo(ledger.receipts());
         assertThat(reply.json().path("digest").asText()).matches("[0-9a-f]{64}");
     }
@@ -413,7 +392,7 @@ class AuditHttpTest {
         Reply reply = ledger.request("GET", "/v1/log/public-key").send();
 
         reply.assertStatus(200);
-        assertThat(fields(reply)).containsExactlyInAnyOrder("origin", "keyId", "pem", "vkey");
+        assertThat(reply.fieldNames()).containsExactlyInAnyOrder("origin", "keyId", "pem", "vkey");
         assertThat(reply.json().path("origin").asText()).isEqualTo(origin);
         assertThat(reply.json().path("keyId").asText()).isEqualTo(keyId);
         assertThat(reply.json().path("pem").asText()).isEqualTo(pem);
@@ -430,16 +409,6 @@ class AuditHttpTest {
         List<String> ids = new ArrayList<>();
         reply.json().path("sessions").forEach(s -> ids.add(s.path("id").asText()));
         return ids;
-    }
-
-    private static List<String> fields(Reply reply) {
-        List<String> names = new ArrayList<>();
-        reply.json().fieldNames().forEachRemaining(names::add);
-        return names;
-    }
-
-    private static String initializeJson(String client) {
-        return "{\"principal\":\"" + client + "\",\"serverId\":\"pricing\",\"protocolVersion\":\"2025-06-18\"}";
     }
 
     private static PublicKey publicKey(String pem) throws Exception {

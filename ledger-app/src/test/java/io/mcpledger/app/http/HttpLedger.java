@@ -25,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -120,6 +121,11 @@ final class HttpLedger implements AutoCloseable {
     }
 
     /** A call body for {@code invoke} on {@code server}. */
+    /** An initialize body for the pricing server; the principal is named after the client. */
+    static String initializeJson(String client) {
+        return "{\"principal\":\"" + client + "\",\"serverId\":\"pricing\",\"protocolVersion\":\"2025-06-18\"}";
+    }
+
     static String callJson(String requestId, String server, String tool, String argumentsSha256) {
         return "{\"requestId\":\"" + requestId + "\",\"server\":\"" + server + "\",\"tool\":\"" + tool
                 + "\",\"operation\":\"invoke\",\"argumentsSha256\":\"" + argumentsSha256 + "\"}";
@@ -272,6 +278,13 @@ final class HttpLedger implements AutoCloseable {
 
         String header(String name) {
             return response.headers().firstValue(name).orElse(null);
+        }
+
+        /** The top-level member names of the answer, in the order it wrote them. */
+        List<String> fieldNames() {
+            List<String> names = new ArrayList<>();
+            json().fieldNames().forEachRemaining(names::add);
+            return names;
         }
 
         String errorCode() {

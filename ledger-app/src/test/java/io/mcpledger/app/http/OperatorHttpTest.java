@@ -12,20 +12,14 @@ import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.SessionIds;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The operator's endpoints: policy (spec section 5), capability and principal revocation (section 4), and the
  * session cap of initialize. Tests that activate a policy or restart get a ledger of their own.
  */
-class OperatorHttpTest {
+class OperatorHttpTest extends SharedLedgerTest {
     /** {@link HttpLedger#PRICING_POLICY} in JCS form, written out by hand: its SHA-256 is the policy hash. */
     private static final String PRICING_JCS = "{\"capabilities\":{\"default\":{\"tools\":["
             + "{\"operations\":[\"invoke\"],\"server\":\"pricing\",\"tool\":\"quote\",\"ttl\":300},"
@@ -37,23 +31,6 @@ class OperatorHttpTest {
                 { "ttl": 300, "operations": ["invoke"], "server": "pricing", "tool": "discount" } ] } } }
             """;
     private static final String TOKEN_REVOKED = "the client token has been revoked";
-
-    @TempDir
-    static Path sharedState;
-    static HttpLedger ledger;
-
-    @TempDir
-    Path ownState;
-
-    @BeforeAll
-    static void start() throws Exception {
-        ledger = HttpLedger.start(sharedState);
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
 
     // PUT and GET /v1/policy.
 
@@ -189,7 +166,7 @@ class OperatorHttpTest {
 
     @Test
     void revokingASessionAnswersItsCapabilityIdRevokedAndTheReceipt() throws Exception {
-        Reply initialized = ledger.initialize("revoke-session", initializeJson("revoke-session"));
+        Reply initialized = ledger.initialize("revoke-session", HttpLedger.initializeJson("revoke-session"));
         String id = initialized.session().path("id").asText();
         String capability = initialized.session().path("capability").path("id").asText();
         long before = ledger.receipts();
@@ -197,7 +174,7 @@ class OperatorHttpTest {
         Reply reply = ledger.operator("POST", "/v1/sessions/" + id + "/revoke").send();
 
         reply.assertStatus(200);
-        assertThat(fields(reply)).containsExactlyInAnyOrder("capabilityId", "revoked", "receipt");
+        assertThat(reply.fieldNames()).containsExactlyInAnyOrder("capabilityId", "revoked", "receipt");
         assertThat(reply.json().path("capabilityId").asText()).isEqualTo(capability);
         assertThat(reply.json().path("revoked").isBoolean()).isTrue();
         assertThat(reply.json().path("revoked").asBoolean()).isTrue();
@@ -213,14 +190,14 @@ class OperatorHttpTest {
 
     @Test
     void revokingACapabilityByItsIdAnswersTheSame() throws Exception {
-        Reply initialized = ledger.initialize("revoke-capability", initializeJson("revoke-capability"));
+        Reply initialized = ledger.initialize("revoke-capability", HttpLedger.initializeJson("revoke-capability"));
         String id = initialized.session().path("id").asText();
         String capability = initialized.session().path("capability").path("id").asText();
 
         Reply reply = ledger.operator("POST", "/v1/capabilities/" + capability + "/revoke").send();
 
         reply.assertStatus(200);
-        assertThat(fields(reply)).containsExactlyInAnyOrder("capabilityId", "revoked", "receipt");
+        assertThat(reply.fieldNames()).containsExactlyInAnyOrder("capabilityId", "revoked", "receipt");
         assertThat(reply.json().path("capabilityId").asText()).isEqualTo(capability);
         assertThat(reply.json().path("revoked").asBoolean()).isTrue();
         assertThat(reply.receipt().kind().wire()).isEqualTo("capability.revoked");
@@ -241,7 +218,7 @@ class OperatorHttpTest {
 
     @Test
     void revokingACapabilityThatAResumeReplacedRevokesTheSession() throws Exception {
-        Reply initialized = ledger.initialize("revoke-old", initializeJson("revoke-old"));
+        Reply initialized = ledger.initialize("revoke-old", HttpLedger.initializeJson("revoke-old"));
         String id = initialized.session().path("id").asText();
         String old = initialized.session().path("capability").path("id").asText();
         ledger.resume(id, "revoke-old", null).assertStatus(200);
@@ -307,7 +284,7 @@ class OperatorHttpTest {
                 .send().assertStatus(200);
         long before = ledger.receipts();
 
-        ledger.initialize("banned", initializeJson("banned")).assertError(403, "token_revoked", TOKEN_REVOKED);
+        ledger.initialize("banned", HttpLedger.initializeJson("banned")).assertError(403, "token_revoked", TOKEN_REVOKED);
 
         assertThat(ledger.receipts()).isEqualTo(before);
     }
@@ -331,7 +308,7 @@ class OperatorHttpTest {
             assertThat(own.call(revokedSession, "cap-holder", "r2", "quote").json().path("reason").path("code").asText())
                     .isEqualTo("capability_revoked");
             own.resume(bannedSession, "token-holder", null).assertError(403, "token_revoked", TOKEN_REVOKED);
-            own.initialize("token-holder", initializeJson("token-holder"))
+            own.initialize("token-holder", HttpLedger.initializeJson("token-holder"))
                     .assertError(403, "token_revoked", TOKEN_REVOKED);
         }
     }
@@ -345,7 +322,7 @@ class OperatorHttpTest {
             own.initialize("second");
             long before = own.receipts();
 
-            Reply reply = own.initialize("third", initializeJson("third"));
+            Reply reply = own.initialize("third", HttpLedger.initializeJson("third"));
 
             reply.assertError(503, "session_limit", "the ledger already has 2 active sessions (--max-active-sessions);"
                     + " retry after sessions end or expire");
@@ -361,7 +338,7 @@ class OperatorHttpTest {
             own.initialize("second");
             own.edge("DELETE", "/v1/sessions/" + first).client(clientToken("first")).send().assertStatus(200);
 
-            own.initialize("third", initializeJson("third")).assertStatus(201);
+            own.initialize("third", HttpLedger.initializeJson("third")).assertStatus(201);
         }
     }
 
@@ -377,21 +354,11 @@ class OperatorHttpTest {
                 Thread.sleep(50);
             }
 
-            own.initialize("third", initializeJson("third")).assertStatus(201);
+            own.initialize("third", HttpLedger.initializeJson("third")).assertStatus(201);
         }
     }
 
     private static String tokenRef(String tokenSha256) {
         return Sha256.hex("mcp-ledger-token-ref\n".getBytes(StandardCharsets.US_ASCII), Hex.decode(tokenSha256));
-    }
-
-    private static String initializeJson(String client) {
-        return "{\"principal\":\"" + client + "\",\"serverId\":\"pricing\",\"protocolVersion\":\"2025-06-18\"}";
-    }
-
-    private static List<String> fields(Reply reply) {
-        List<String> names = new ArrayList<>();
-        reply.json().fieldNames().forEachRemaining(names::add);
-        return names;
     }
 }

@@ -10,36 +10,18 @@ import io.mcpledger.app.http.HttpLedger.Reply;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.SessionIds;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Outcomes and resolutions (spec section 4): ok and error are final and idempotent, unknown is settled only by an
  * operator, and outcomes are accepted whatever the session's state but only from the owning token.
  */
-class OutcomeHttpTest {
+class OutcomeHttpTest extends SharedLedgerTest {
     private static final String RESULT = Sha256.hexOfUtf8("result");
     private static final String OTHER_RESULT = Sha256.hexOfUtf8("another result");
     private static final String OK = "{\"status\":\"ok\",\"resultSha256\":\"" + RESULT + "\"}";
     private static final String UNKNOWN_CONFLICT = "request r1 has an unknown outcome; only an operator's resolution can"
             + " settle it now";
-
-    @TempDir
-    static Path sharedState;
-    static HttpLedger ledger;
-
-    @BeforeAll
-    static void start() throws Exception {
-        ledger = HttpLedger.start(sharedState);
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
 
     // Outcomes.
 

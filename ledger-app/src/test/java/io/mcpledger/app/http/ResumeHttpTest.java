@@ -9,7 +9,6 @@ import io.mcpledger.app.http.HttpLedger.Reply;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.receipt.Timestamps;
 import io.mcpledger.domain.session.SessionIds;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,17 +18,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The resume table of spec section 4, row by row and in its first-match-wins order, and what a resume does to
  * authority and to calls left without an outcome. Tests share one ledger (each with its own client) unless they
  * change the policy, restart, or let the reaper run.
  */
-class ResumeHttpTest {
+class ResumeHttpTest extends SharedLedgerTest {
     private static final String NOT_FOUND = "session not found";
     private static final String DELETED = "session has been deleted";
     private static final String EXPIRED = "MCP session expired and must be re-initialized";
@@ -44,23 +40,6 @@ class ResumeHttpTest {
                 tools:
                   - {server: pricing, tool: discount, operations: [invoke], ttl: 300}
             """;
-
-    @TempDir
-    static Path sharedState;
-    static HttpLedger ledger;
-
-    @TempDir
-    Path ownState;
-
-    @BeforeAll
-    static void start() throws Exception {
-        ledger = HttpLedger.start(sharedState);
-    }
-
-    @AfterAll
-    static void stop() {
-        ledger.close();
-    }
 
     // Row 6: otherwise 200 and session.resumed.
 

@@ -1,8 +1,7 @@
 package io.mcpledger.app.it;
 
-import java.io.BufferedReader;
+import io.mcpledger.app.testing.TestIo;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -33,8 +32,8 @@ final class LedgerProcess implements AutoCloseable {
     private LedgerProcess(Process process, int port) {
         this.process = process;
         this.port = port;
-        readers.add(pump(process.getInputStream(), stdout));
-        readers.add(pump(process.getErrorStream(), stderr));
+        readers.add(TestIo.collectLines(process.getInputStream(), stdout));
+        readers.add(TestIo.collectLines(process.getErrorStream(), stderr));
     }
 
     static Path jar() {
@@ -152,22 +151,6 @@ final class LedgerProcess implements AutoCloseable {
 
     static String read(java.io.InputStream in) throws IOException {
         return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-
-    private static Thread pump(java.io.InputStream in, List<String> lines) {
-        Thread t = new Thread(() -> {
-            try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = reader.readLine()) != null) {
-                    lines.add(line);
-                }
-            } catch (IOException ignored) {
-                // The process ended; what was read is kept.
-            }
-        }, "ledger-output");
-        t.setDaemon(true);
-        t.start();
-        return t;
     }
 
     @Override

@@ -1,0 +1,56 @@
+package io.mcpledger.app.testing;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
+
+/** Files and child-process output for the tests and benchmarks that run the ledger as a process. */
+public final class TestIo {
+    private TestIo() {
+    }
+
+    /** Deletes a directory and everything below it; nothing happens when it does not exist. */
+    public static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                Files.delete(d);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    /** Reads a process's output into {@code lines} on a daemon thread until the stream ends; what was read is kept. */
+    public static Thread collectLines(InputStream in, List<String> lines) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = reader.readLine()) != null) {
+                    lines.add(line);
+                }
+            } catch (IOException ignored) {
+                // The process ended; what was read is kept.
+            }
+        }, "ledger-output");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+}
