@@ -7,10 +7,13 @@ import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.crypto.Hex;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.policy.ActivatePolicy;
+import io.mcpledger.domain.policy.PolicyAnswer;
 import io.mcpledger.domain.principal.RevokePrincipal;
+import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.CallAnswer;
 import io.mcpledger.domain.session.DeleteSession;
 import io.mcpledger.domain.session.Edge;
+import io.mcpledger.domain.session.ExpireSession;
 import io.mcpledger.domain.session.InitializeSession;
 import io.mcpledger.domain.session.RequestCall;
 import io.mcpledger.domain.session.ResumeSession;
@@ -157,5 +160,49 @@ class LedgerProjectionTest {
         assertThat(ledger.projection.size()).isEqualTo(5);
         assertThat(ledger.rebuilt(IDLE).digest()).isEqualTo(live);
         assertThat(ledger.rebuilt(IDLE).session(sessionId(1))).isEqualTo(ledger.projection.session(sessionId(1)));
+    }
+
+    @Test
+    void theActiveCountFollowsInitializeExpiryAndDelete() {
+        initialize(1, T0);
+        initialize(2, T0);
+        initialize(3, T0);
+        ledger.send(new DeleteSession(sessionId(1), TOKEN, T0.plusSeconds(1)));
+        ledger.send(new ExpireSession(sessionId(2), T0.plus(IDLE).plusSeconds(1)));
+        ledger.send(new DeleteSession(sessionId(2), TOKEN, T0.plus(IDLE).plusSeconds(2)));
+
+        assertThat(ledger.projection.activeSessions()).isEqualTo(1);
+    }
+
+    @Test
+    void everyCommittedReceiptIsLocatedInItsStream() {
+        PolicyAnswer first = ledger.send(new ActivatePolicy(POLICY, T0));
+        PolicyAnswer second = ledger.send(new ActivatePolicy(DISCOUNT_POLICY, T0));
+        SessionAnswer initialized = initialize(1, T0);
+        CallAnswer call = ledger.send(new RequestCall(sessionId(1), TOKEN, "req-1", "pricing", "discount", "invoke",
+                "ab".repeat(32), null, T0.plusSeconds(1)));
+        Receipt revocation = ledger.send(new RevokePrincipal(TokenRefs.of(TOKEN), T0.plusSeconds(2)));
+
+        assertThat(ledger.projection.locate(first.receipt().id())).contains(new ReceiptLocation("policy", 0));
+        assertThat(ledger.projection.locate(second.receipt().id())).contains(new ReceiptLocation("policy", 1));
+        assertThat(ledger.projection.locate(initialized.receipt().id())).contains(new ReceiptLocation(sessionId(1), 0));
+        assertThat(ledger.projection.locate(call.receipt().id())).contains(new ReceiptLocation(sessionId(1), 1));
+        assertThat(ledger.projection.locate(revocation.id())).contains(new ReceiptLocation(TokenRefs.of(TOKEN), 0));
+        assertThat(ledger.projection.locate("rcpt-never")).isEmpty();
+    }
+
+    @Test
+    void aRequestIdIsFoundInEverySessionThatDecidedIt() {
+        ledger.send(new ActivatePolicy(POLICY, T0));
+        initialize(1, T0);
+        initialize(2, T0);
+        initialize(3, T0);
+        for (int n : new int[] {3, 1}) {
+            ledger.send(new RequestCall(sessionId(n), TOKEN, "req-1", "pricing", "quote", "invoke", "ab".repeat(32), null,
+                    T0.plusSeconds(1)));
+        }
+
+        assertThat(ledger.projection.sessionsWithRequest("req-1")).containsExactly(sessionId(1), sessionId(3));
+        assertThat(ledger.projection.sessionsWithRequest("req-2")).isEmpty();
     }
 }
