@@ -51,6 +51,7 @@ public class LedgerProjection implements Authority {
     private final Duration idleExpiry;
     private PolicyDocument activePolicy;
     private long policyActivations;
+    private String problem;
 
     public LedgerProjection(Duration idleExpiry) {
         this.idleExpiry = idleExpiry;
@@ -67,10 +68,32 @@ public class LedgerProjection implements Authority {
         UnitOfWork<?> root = CurrentUnitOfWork.get().root();
         List<LedgerEvent> committed = root.getOrComputeResource(PENDING, key -> {
             List<LedgerEvent> events = new ArrayList<>();
-            root.afterCommit(u -> events.forEach(this::replay));
+            root.afterCommit(u -> foldCommitted(events));
             return events;
         });
         committed.add(event);
+    }
+
+    /**
+     * Folds a committed batch, each event on its own: a receipt the fold refuses (which would mean the projections
+     * missed one before it) is logged and kept as {@link #problem()}, and the other sessions' receipts of the
+     * batch are still folded. The receipts are stored either way; a restart rebuilds the projections from them.
+     */
+    void foldCommitted(List<LedgerEvent> events) {
+        for (LedgerEvent event : events) {
+            try {
+                replay(event);
+            } catch (RuntimeException e) {
+                write(() -> problem == null
+                        ? problem = "receipt " + event.receipt().id() + " could not be folded: " + e.getMessage()
+                        : problem);
+            }
+        }
+    }
+
+    /** Why the projections no longer match the log (restart the ledger to rebuild them), or empty when they do. */
+    public Optional<String> problem() {
+        return read(() -> Optional.ofNullable(problem));
     }
 
     /** Folds one event in; used for live events after commit and for the rebuild at start. */

@@ -10,6 +10,7 @@ import io.mcpledger.domain.policy.ActivatePolicy;
 import io.mcpledger.domain.policy.PolicyAnswer;
 import io.mcpledger.domain.principal.RevokePrincipal;
 import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.domain.session.CallAdmitted;
 import io.mcpledger.domain.session.CallAnswer;
 import io.mcpledger.domain.session.DeleteSession;
 import io.mcpledger.domain.session.Edge;
@@ -20,10 +21,12 @@ import io.mcpledger.domain.session.ResumeSession;
 import io.mcpledger.domain.session.RevokeCapability;
 import io.mcpledger.domain.session.SessionAnswer;
 import io.mcpledger.domain.session.SessionIds;
+import io.mcpledger.domain.session.SessionInitialized;
 import io.mcpledger.domain.session.TokenRefs;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -204,5 +207,33 @@ class LedgerProjectionTest {
 
         assertThat(ledger.projection.sessionsWithRequest("req-1")).containsExactly(sessionId(1), sessionId(3));
         assertThat(ledger.projection.sessionsWithRequest("req-2")).isEmpty();
+    }
+
+    @Test
+    void aReceiptTheFoldRefusesIsAProblemAndTheRestOfTheBatchIsStillFolded() {
+        ledger.send(new ActivatePolicy(POLICY, T0));
+        SessionAnswer first = initialize(1, T0);
+        ledger.send(new RequestCall(sessionId(1), TOKEN, "req-1", "pricing", "quote", "invoke", "ab".repeat(32), null,
+                T0.plusSeconds(1)));
+        CallAnswer third = ledger.send(new RequestCall(sessionId(1), TOKEN, "req-2", "pricing", "quote", "invoke",
+                "ab".repeat(32), null, T0.plusSeconds(2)));
+        SessionAnswer other = initialize(2, T0);
+        LedgerProjection projection = new LedgerProjection(IDLE);
+        projection.replay(new SessionInitialized(sessionId(1), first.receipt()));
+
+        projection.foldCommitted(List.of(new CallAdmitted(sessionId(1), third.receipt()),
+                new SessionInitialized(sessionId(2), other.receipt())));
+
+        assertThat(projection.problem()).contains("receipt " + third.receipt().id() + " could not be folded: session "
+                + sessionId(1) + " expects seq 2 but found 3");
+        assertThat(projection.session(sessionId(2))).isPresent();
+        assertThat(projection.size()).isEqualTo(2);
+    }
+
+    @Test
+    void projectionsThatFoldedEveryReceiptHaveNoProblem() {
+        initialize(1, T0);
+
+        assertThat(ledger.projection.problem()).isEmpty();
     }
 }

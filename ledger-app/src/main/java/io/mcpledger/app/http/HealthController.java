@@ -1,11 +1,17 @@
 package io.mcpledger.app.http;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.engine.LedgerEngine;
+import io.micronaut.http.HttpResponse;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
-import java.util.Map;
+import java.util.Optional;
 
-/** Liveness for load balancers and scripts: the ledger is up and has replayed its log. No credential needed. */
+/**
+ * Health for load balancers and scripts, no credential needed: {@code 200 {"status": "ok", "receipts": N}} once the
+ * log is replayed; {@code 503 {"status": "degraded", ...}} with the problem when the projections stopped matching
+ * the log (every receipt is still stored; a restart rebuilds them).
+ */
 @Controller("/health")
 public class HealthController {
     private final LedgerEngine ledger;
@@ -15,7 +21,12 @@ public class HealthController {
     }
 
     @Get
-    Map<String, Object> health() {
-        return Map.of("status", "ok", "receipts", ledger.projection().size());
+    HttpResponse<byte[]> health() {
+        ObjectNode body = Replies.object();
+        Optional<String> problem = ledger.projection().problem();
+        body.put("status", problem.isPresent() ? "degraded" : "ok");
+        body.put("receipts", ledger.projection().size());
+        problem.ifPresent(p -> body.put("problem", p + "; restart the ledger to rebuild the projections from the log"));
+        return Replies.json(problem.isPresent() ? 503 : 200, body);
     }
 }

@@ -420,4 +420,12 @@ class AuditHttpTest extends SharedLedgerTest {
     private static String withoutSig(String line) {
         return line.replaceFirst(",\"sig\":\"[^\"]*\"", "");
     }
+
+    @Test
+    void healthNeedsNoCredentialAndCountsTheReceipts() throws Exception {
+        Reply health = ledger.request("GET", "/health").send();
+
+        assertThat(health.status()).isEqualTo(200);
+        assertThat(health.text()).isEqualTo("{\"status\":\"ok\",\"receipts\":" + ledger.receipts() + "}");
+    }
 }
