@@ -28,6 +28,7 @@ class AuditController {
         this.ledger = ledger;
     }
 
+    @EdgeEndpoint
     @Get("/receipts/{id:[^/]+}")
     @ExecuteOn(TaskExecutors.BLOCKING)
     HttpResponse<byte[]> receipt(HttpRequest<?> request) {
@@ -71,6 +72,7 @@ class AuditController {
         return Replies.ok(reply);
     }
 
+    @PublicEndpoint
     @Get("/log/public-key")
     HttpResponse<byte[]> publicKey() {
         byte[] raw = ledger.state().signingKey().publicKey().raw();

@@ -8,15 +8,20 @@ import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.annotation.RequestFilter;
 import io.micronaut.http.annotation.ServerFilter;
+import io.micronaut.web.router.RouteAttributes;
+import io.micronaut.web.router.RouteMatch;
 
 /**
  * Authenticates every {@code /v1} request before anything is read or decided (spec section 3): a missing or
  * unknown credential is {@code 401} with {@code WWW-Authenticate: Bearer}, a known one without the role the
- * endpoint needs is {@code 403 forbidden}.
+ * endpoint needs is {@code 403 forbidden}. What an endpoint needs is read from the route Micronaut matched
+ * ({@link EdgeEndpoint}, {@link PublicEndpoint}), so every spelling of a path gets the same answer.
  */
 @ServerFilter("/v1/**")
 class AuthFilter {
     private static final String BEARER = "Bearer ";
+    /** The request attribute holding the caller's {@link Role}. */
+    static final String ROLE = "io.mcpledger.role";
 
     private final Credentials credentials;
 
@@ -27,9 +32,8 @@ class AuthFilter {
     @RequestFilter
     @Nullable
     HttpResponse<?> authenticate(HttpRequest<?> request) {
-        // The raw path: decoded, an escaped '/' inside a requestId would shift the segments the rules look at.
-        String path = request.getUri().getRawPath();
-        if (Access.isPublic(request.getMethod(), path)) {
+        RouteMatch<?> route = RouteAttributes.getRouteMatch(request).orElse(null);
+        if (route != null && route.getAnnotationMetadata().hasAnnotation(PublicEndpoint.class)) {
             return null;
         }
         String header = request.getHeaders().get(HttpHeaders.AUTHORIZATION);
@@ -40,9 +44,11 @@ class AuthFilter {
         if (role == null) {
             return unauthorized("the bearer credential is not one of this ledger's credentials");
         }
-        if (!Access.allows(role, request.getMethod(), path)) {
+        request.setAttribute(ROLE, role);
+        boolean edgeEndpoint = route != null && route.getAnnotationMetadata().hasAnnotation(EdgeEndpoint.class);
+        if (!Access.allows(role, request.getMethod(), edgeEndpoint)) {
             return Replies.error(ErrorCode.FORBIDDEN, "the " + role.id() + " credential may not "
-                    + request.getMethod() + " " + path, null);
+                    + request.getMethod() + " " + request.getPath(), null);
         }
         return null;
     }

@@ -52,6 +52,7 @@ class AuthorityController {
                 });
     }
 
+    @EdgeEndpoint
     @Get("/policy")
     HttpResponse<byte[]> getPolicy() {
         PolicyDocument policy = ledger.projection().activePolicy().orElseThrow(() -> new LedgerException(

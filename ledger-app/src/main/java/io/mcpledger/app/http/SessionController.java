@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.engine.LedgerEngine;
 import io.mcpledger.app.engine.SessionCap;
+import io.mcpledger.app.statedir.Role;
 import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.crypto.Hex;
@@ -73,6 +74,7 @@ class SessionController {
         this.cap = cap;
     }
 
+    @EdgeEndpoint
     @Post
     CompletableFuture<HttpResponse<byte[]>> initialize(@Nullable @Header(CLIENT_TOKEN) String clientToken,
                                                        @Nullable @Body byte[] bytes) {
@@ -101,6 +103,7 @@ class SessionController {
         return Replies.later(answer.whenComplete((a, failure) -> cap.release()), a -> Replies.json(201, session(a)));
     }
 
+    @EdgeEndpoint
     @Post("/{id:[^/]+}/resume")
     CompletableFuture<HttpResponse<byte[]>> resume(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken,
                                                    @Nullable @Body byte[] bytes) {
@@ -113,6 +116,7 @@ class SessionController {
                 (Answer a) -> a instanceof SessionAnswer s ? Replies.ok(session(s)) : errorAnswer(a));
     }
 
+    @EdgeEndpoint
     @Post("/{id:[^/]+}/calls")
     CompletableFuture<HttpResponse<byte[]>> call(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken,
                                                  @Nullable @Body byte[] bytes) {
@@ -139,6 +143,7 @@ class SessionController {
         });
     }
 
+    @EdgeEndpoint
     @Post("/{id:[^/]+}/calls/{requestId:[^/]+}/outcome")
     CompletableFuture<HttpResponse<byte[]>> outcome(HttpRequest<?> request,
                                                     @Nullable @Header(CLIENT_TOKEN) String clientToken,
@@ -164,6 +169,7 @@ class SessionController {
         return Replies.later(ledger.commands().send(command), (SessionAnswer a) -> receiptOnly(a.receipt()));
     }
 
+    @EdgeEndpoint
     @Delete("/{id:[^/]+}")
     CompletableFuture<HttpResponse<byte[]>> delete(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken) {
         String id = sessionId(request);
@@ -192,12 +198,15 @@ class SessionController {
 
     /**
      * The session object S. A session idle past its expiry is expired first (appending {@code session.expired}
-     * once), so what is read is never stale. With {@code Client-Token-Sha256}, an id not issued to that token is 404.
+     * once), so what is read is never stale. An edge names its client with {@code Client-Token-Sha256}, as on every
+     * session-scoped request, and an id not issued to that token is 404; auditors and operators read any session.
      */
+    @EdgeEndpoint
     @Get("/{id:[^/]+}")
     CompletableFuture<HttpResponse<byte[]>> get(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken) {
         String id = sessionId(request);
-        if (clientToken != null && !SessionIds.isIssuedTo(id, clientToken(clientToken))) {
+        boolean edge = request.getAttribute(AuthFilter.ROLE, Role.class).orElse(null) == Role.EDGE;
+        if ((edge || clientToken != null) && !SessionIds.isIssuedTo(id, clientToken(clientToken))) {
             throw notFound();
         }
         return expireIfIdle(List.of(id)).thenApply(done -> projection.session(id)
@@ -205,6 +214,7 @@ class SessionController {
                 .orElseGet(() -> Failures.toResponse(notFound())));
     }
 
+    @EdgeEndpoint
     @Get
     CompletableFuture<HttpResponse<byte[]>> list(@Nullable @QueryValue String state, @Nullable @QueryValue String after,
                                                  @Nullable @QueryValue String limit) {

@@ -428,4 +428,20 @@ class AuditHttpTest extends SharedLedgerTest {
         assertThat(health.status()).isEqualTo(200);
         assertThat(health.text()).isEqualTo("{\"status\":\"ok\",\"receipts\":" + ledger.receipts() + "}");
     }
+
+    @Test
+    void anEdgeReadingASessionWithoutItsClientTokenIs400() throws Exception {
+        String id = ledger.initialize("no-header");
+
+        ledger.edge("GET", "/v1/sessions/" + id).send().assertError(400, "invalid_request",
+                "header Client-Token-Sha256 is required: the SHA-256 of the MCP client's bearer token");
+    }
+
+    @Test
+    void anAuditorReadsASessionWithoutAClientToken() throws Exception {
+        String id = ledger.initialize("auditor-read");
+
+        assertThat(ledger.auditor("GET", "/v1/sessions/" + id).send().assertStatus(200).json().path("id").asText())
+                .isEqualTo(id);
+    }
 }

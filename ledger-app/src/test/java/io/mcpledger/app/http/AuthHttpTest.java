@@ -69,7 +69,14 @@ class AuthHttpTest {
             new Endpoint("GET", "/v1/receipts/rcpt-never-issued", null, EVERYONE, 404),
             new Endpoint("GET", "/v1/investigate/r1", null, EnumSet.of(AUDITOR, OPERATOR), 200),
             new Endpoint("GET", "/v1/projections/digest", null, EnumSet.of(AUDITOR, OPERATOR), 200),
-            new Endpoint("GET", "/v1/log/public-key", null, EVERYONE, 200));
+            new Endpoint("GET", "/v1/log/public-key", null, EVERYONE, 200),
+            // Other spellings of operator-only paths reach the same endpoint and need the same role.
+            new Endpoint("POST", "/v1/sessions/" + SESSION + "/revoke/", null, EnumSet.of(OPERATOR), 404),
+            new Endpoint("POST", "/v1/sessions/" + SESSION + "/calls/r1/resolution/", "{\"status\":\"ok\",\"note\":\"n\"}",
+                    EnumSet.of(OPERATOR), 404),
+            new Endpoint("POST", "/v1/sessions/" + SESSION + "/calls/r%2F1/resolution", "{\"status\":\"ok\",\"note\":\"n\"}",
+                    EnumSet.of(OPERATOR), 404),
+            new Endpoint("PUT", "/v1/policy/", HttpLedger.PRICING_POLICY, EnumSet.of(OPERATOR), 200));
 
     @TempDir
     static Path state;

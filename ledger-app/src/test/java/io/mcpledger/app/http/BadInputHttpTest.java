@@ -407,7 +407,7 @@ class BadInputHttpTest {
                 new PathRequest("resolution in session", "POST", Role.OPERATOR, false, Endpoint.RESOLUTION.body, "session id",
                         "/v1/sessions/{}/calls/r-unknown/resolution"),
                 new PathRequest("delete session", "DELETE", Role.EDGE, true, null, "session id", "/v1/sessions/{}"),
-                new PathRequest("get session", "GET", Role.EDGE, false, null, "session id", "/v1/sessions/{}"),
+                new PathRequest("get session", "GET", Role.EDGE, true, null, "session id", "/v1/sessions/{}"),
                 new PathRequest("revoke session", "POST", Role.OPERATOR, false, null, "session id", "/v1/sessions/{}/revoke"),
                 new PathRequest("outcome of requestId", "POST", Role.EDGE, true, Endpoint.OUTCOME.body, "requestId",
                         "/v1/sessions/{session}/calls/{}/outcome"),
@@ -806,7 +806,7 @@ class BadInputHttpTest {
     }
 
     private static long seqOf(String sessionId) throws Exception {
-        Reply reply = ledger.edge("GET", "/v1/sessions/" + sessionId).send();
+        Reply reply = ledger.auditor("GET", "/v1/sessions/" + sessionId).send();
         assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
         return reply.json().path("seq").asLong();
     }

@@ -60,7 +60,7 @@ class ConcurrencyHttpTest {
             chain.sort(Comparator.comparingLong(Receipt::seq));
             assertLinkedChain(chain);
             assertThat(chain.stream().map(Receipt::seq)).containsExactlyElementsOf(LongStream.rangeClosed(1, 65).boxed().toList());
-            Reply state = ledger.edge("GET", "/v1/sessions/" + session).send();
+            Reply state = ledger.auditor("GET", "/v1/sessions/" + session).send();
             assertThat(state.json().path("seq").asLong()).isEqualTo(65);
             assertThat(state.json().path("head").asText()).isEqualTo(chain.get(64).hash());
             assertThat(state.json().path("calls").path("admitted").asLong()).isEqualTo(64);
@@ -147,7 +147,7 @@ class ConcurrencyHttpTest {
         }
         chain.sort(Comparator.comparingLong(Receipt::seq));
         assertLinkedChain(chain);
-        Reply state = ledger.edge("GET", "/v1/sessions/" + session).send();
+        Reply state = ledger.auditor("GET", "/v1/sessions/" + session).send();
         assertThat(state.json().path("state").asText()).isEqualTo("deleted");
         assertThat(state.json().path("seq").asLong()).as("every receipt of the session was answered to someone")
                 .isEqualTo(chain.size());
