@@ -61,17 +61,18 @@ public final class Investigation {
         }
         String current = state.edge() == null ? null : state.edge().incarnation();
         Receipt decision = call.decision();
+        // A receipt's body is parsed from its line on every read: read each decision's body once.
+        JsonNode asked = decision.body();
         List<Receipt> timeline = sessionReceipts.stream().filter(r -> requestId.equals(r.request())).toList();
         List<LaterCall> later = new ArrayList<>();
         for (CallRecord other : state.calls().values()) {
-            if (other.decision().seq() > decision.seq() && other.tool().equals(call.tool())
-                    && other.argumentsSha256().equals(call.argumentsSha256())) {
+            if (other.decision().seq() > decision.seq() && sameToolAndArguments(other.decision().body(), asked)) {
                 later.add(new LaterCall(other, verdictOf(other, current)));
             }
         }
         later.sort(Comparator.comparingLong(c -> c.call().decision().seq()));
         return new Investigation(verdictOf(call, current), state.id(), requestId, timeline,
-                issuedCapability(sessionReceipts, decision), text(decision.body(), "policy"), later,
+                issuedCapability(sessionReceipts, decision.seq(), text(asked, "capability")), text(asked, "policy"), later,
                 call.resolutionReceipt());
     }
 
@@ -116,8 +117,9 @@ public final class Investigation {
         }
         if (resolution != null) {
             ObjectNode res = node.putObject("resolution");
-            res.put("status", resolution.body().path("status").asText());
-            String note = text(resolution.body(), "note");
+            JsonNode settled = resolution.body();
+            res.put("status", settled.path("status").asText());
+            String note = text(settled, "note");
             if (note != null) {
                 res.put("note", note);
             }
@@ -151,22 +153,28 @@ public final class Investigation {
     }
 
     /** The capability named by the decision, as the initialize or resume before it issued it; null if none did. */
-    private static JsonNode issuedCapability(List<Receipt> receipts, Receipt decision) {
-        String id = text(decision.body(), "capability");
+    private static JsonNode issuedCapability(List<Receipt> receipts, long decisionSeq, String id) {
         if (id == null) {
             return null;
         }
         for (Receipt r : receipts) {
-            if (r.seq() >= decision.seq()) {
+            if (r.seq() >= decisionSeq) {
                 break;
             }
-            boolean issues = r.kind() == ReceiptKind.SESSION_INITIALIZED || r.kind() == ReceiptKind.SESSION_RESUMED;
+            if (r.kind() != ReceiptKind.SESSION_INITIALIZED && r.kind() != ReceiptKind.SESSION_RESUMED) {
+                continue;
+            }
             JsonNode capability = r.body().get("capability");
-            if (issues && capability != null && id.equals(text(capability, "id"))) {
+            if (capability != null && id.equals(text(capability, "id"))) {
                 return capability;
             }
         }
         return null;
+    }
+
+    private static boolean sameToolAndArguments(JsonNode body, JsonNode other) {
+        return body.path("tool").equals(other.path("tool"))
+                && body.path("argumentsSha256").equals(other.path("argumentsSha256"));
     }
 
     private static String text(JsonNode node, String field) {

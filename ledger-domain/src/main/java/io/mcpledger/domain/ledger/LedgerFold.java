@@ -15,8 +15,9 @@ public final class LedgerFold {
         switch (r.kind()) {
             case POLICY_ACTIVATED -> state.policy = r.body().path("policy").asText();
             case PRINCIPAL_REVOKED -> {
-                if (!state.revokedPrincipals.add(r.body().path("tokenRef").asText())) {
-                    throw new FoldException("principal " + r.body().path("tokenRef").asText() + " is revoked twice");
+                String tokenRef = r.body().path("tokenRef").asText();
+                if (!state.revokedPrincipals.add(tokenRef)) {
+                    throw new FoldException("principal " + tokenRef + " is revoked twice");
                 }
             }
             default -> {

@@ -40,22 +40,6 @@ public final class CallRecord {
         return decision.kind() == ReceiptKind.CALL_ADMITTED;
     }
 
-    public String server() {
-        return decision.body().path("server").asText();
-    }
-
-    public String tool() {
-        return decision.body().path("tool").asText();
-    }
-
-    public String operation() {
-        return decision.body().path("operation").asText();
-    }
-
-    public String argumentsSha256() {
-        return decision.body().path("argumentsSha256").asText();
-    }
-
     /** The edge incarnation that was current when the call was admitted (null when absent). */
     public String incarnation() {
         return incarnation;

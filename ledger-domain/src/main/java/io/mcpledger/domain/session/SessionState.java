@@ -4,7 +4,9 @@ import io.mcpledger.domain.receipt.Receipt;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One session as its receipts describe it. A mutable accumulator owned by one reader (the aggregate,
@@ -21,7 +23,7 @@ public final class SessionState {
     Instant lastActivityAt;
     long resumes;
     Capability capability;
-    final java.util.Set<String> capabilityIds = new java.util.LinkedHashSet<>();
+    final Set<String> capabilityIds = new LinkedHashSet<>();
     boolean capabilityRevoked;
     Receipt capabilityRevocation;
     String policy;
