@@ -2,7 +2,15 @@ package io.mcpledger.domain;
 
 /** The contract's rules for identifiers (visible ASCII, 0x21 to 0x7E, at least one character) and for free text. */
 public final class Identifiers {
+    /** The longest identifier the contract allows (spec section 11): principals, servers, tools, request ids... */
+    public static final int MAX_LENGTH = 256;
+
     private Identifiers() {
+    }
+
+    /** True when {@code s} is an identifier of the contract: 1 to {@link #MAX_LENGTH} visible ASCII characters. */
+    public static boolean isIdentifier(String s) {
+        return isVisibleAscii(s, MAX_LENGTH);
     }
 
     /** True when {@code s} is 1 to {@code maxLength} visible ASCII characters. */

@@ -82,12 +82,7 @@ class AuthorityController {
 
     /** A policy body in YAML or JSON: unparseable text is {@code invalid_json}, a wrong policy {@code invalid_request}. */
     private static PolicyDocument policy(byte[] bytes) {
-        if (bytes == null || bytes.length == 0) {
-            throw new LedgerException(ErrorCode.INVALID_JSON, "the body is empty; send the policy as YAML or JSON");
-        }
-        if (bytes.length > RequestBody.MAX_BYTES) {
-            throw new LedgerException(ErrorCode.PAYLOAD_TOO_LARGE, "the body is larger than " + RequestBody.MAX_BYTES + " bytes");
-        }
+        RequestBody.requireBody(bytes, "send the policy as YAML or JSON");
         String text;
         try {
             text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)

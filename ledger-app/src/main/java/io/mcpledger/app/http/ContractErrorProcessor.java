@@ -23,7 +23,7 @@ class ContractErrorProcessor implements ErrorResponseProcessor<byte[]> {
         String message = context.getErrors().stream().map(Error::getMessage).findFirst()
                 .orElse(HttpStatus.valueOf(status).getReason());
         if (status == 413) {
-            message = "the body is larger than " + RequestBody.MAX_BYTES + " bytes";
+            message = RequestBody.TOO_LARGE;
         }
         byte[] body = Replies.bytes(Replies.errorBody(codeFor(status), message, null));
         return ((MutableHttpResponse<byte[]>) response).contentType(MediaType.APPLICATION_JSON_TYPE).body(body);

@@ -36,10 +36,11 @@ final class Failures {
             return Replies.error(ErrorCode.SESSION_NOT_FOUND, "session not found", null);
         }
         if (cause instanceof NotStoredException notStored) {
-            return Replies.error(503, "unavailable", notStored.getMessage(), null).header("Retry-After", RETRY_AFTER_SECONDS);
+            return Replies.error(503, ContractErrorProcessor.codeFor(503), notStored.getMessage(), null)
+                    .header("Retry-After", RETRY_AFTER_SECONDS);
         }
         LOG.error("Request failed unexpectedly; nothing was acknowledged", cause);
-        return Replies.error(500, "internal_error", "the ledger failed to answer (" + cause.getClass().getSimpleName()
+        return Replies.error(500, ContractErrorProcessor.codeFor(500), "the ledger failed to answer (" + cause.getClass().getSimpleName()
                 + "); nothing was acknowledged, see the ledger's log", null);
     }
 

@@ -26,7 +26,7 @@ import java.util.Set;
 final class RequestBody {
     /** Bodies larger than this are {@code 413 payload_too_large}. */
     static final int MAX_BYTES = 64 * 1024;
-    static final int MAX_IDENTIFIER = 256;
+    static final String TOO_LARGE = "the body is larger than " + MAX_BYTES + " bytes";
     static final int MAX_CLIENT_TEXT = 256;
     static final int MAX_NOTE = 4096;
 
@@ -43,14 +43,19 @@ final class RequestBody {
         this.prefix = prefix;
     }
 
-    /** Parses a JSON object whose members are all among {@code allowed}. A missing body is an empty object. */
-    static RequestBody parse(byte[] bytes, Set<String> allowed) {
+    /** Refuses a missing or empty body ({@code invalid_json}, saying what to send instead) and one over the limit. */
+    static void requireBody(byte[] bytes, String whatToSend) {
         if (bytes == null || bytes.length == 0) {
-            throw new LedgerException(ErrorCode.INVALID_JSON, "the body is empty; send a JSON object");
+            throw new LedgerException(ErrorCode.INVALID_JSON, "the body is empty; " + whatToSend);
         }
         if (bytes.length > MAX_BYTES) {
-            throw new LedgerException(ErrorCode.PAYLOAD_TOO_LARGE, "the body is larger than " + MAX_BYTES + " bytes");
+            throw new LedgerException(ErrorCode.PAYLOAD_TOO_LARGE, TOO_LARGE);
         }
+    }
+
+    /** Parses a JSON object whose members are all among {@code allowed}. */
+    static RequestBody parse(byte[] bytes, Set<String> allowed) {
+        requireBody(bytes, "send a JSON object");
         JsonNode tree;
         try (JsonParser parser = STRICT.createParser(bytes)) {
             tree = STRICT.readTree(parser);
@@ -80,12 +85,7 @@ final class RequestBody {
 
     /** A required identifier: visible ASCII (0x21-0x7E), 1 to 256 characters. */
     String identifier(String field) {
-        String value = string(field, true);
-        if (!Identifiers.isVisibleAscii(value, MAX_IDENTIFIER)) {
-            throw invalid("field " + name(field) + " must be 1 to " + MAX_IDENTIFIER
-                    + " visible ASCII characters (0x21-0x7E)");
-        }
-        return value;
+        return requireIdentifier("field " + name(field), string(field, true));
     }
 
     /** Any text of at most {@code maxChars} characters (Unicode code points) that UTF-8 can carry. */
@@ -178,8 +178,8 @@ final class RequestBody {
 
     /** Checks a path or header value that must be an identifier, naming it in the refusal. */
     static String requireIdentifier(String what, String value) {
-        if (!Identifiers.isVisibleAscii(value, MAX_IDENTIFIER)) {
-            throw invalid(what + " must be 1 to " + MAX_IDENTIFIER + " visible ASCII characters (0x21-0x7E)");
+        if (!Identifiers.isIdentifier(value)) {
+            throw invalid(what + " must be 1 to " + Identifiers.MAX_LENGTH + " visible ASCII characters (0x21-0x7E)");
         }
         return value;
     }

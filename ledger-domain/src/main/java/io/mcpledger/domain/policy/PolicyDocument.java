@@ -127,8 +127,9 @@ public final class PolicyDocument {
     }
 
     private static void requireIdentifier(String value, String where) throws InvalidPolicyException {
-        if (!Identifiers.isVisibleAscii(value, 256)) {
-            throw new InvalidPolicyException("'" + where + "' must be 1 to 256 visible ASCII characters");
+        if (!Identifiers.isIdentifier(value)) {
+            throw new InvalidPolicyException("'" + where + "' must be 1 to " + Identifiers.MAX_LENGTH
+                    + " visible ASCII characters");
         }
     }
 
