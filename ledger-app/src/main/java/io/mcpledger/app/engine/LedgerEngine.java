@@ -129,14 +129,32 @@ public final class LedgerEngine implements AutoCloseable {
 
     private void reap() {
         try {
-            Instant now = now();
-            // Sent together so the expiries share commits; each is appended once by its aggregate.
-            CompletableFuture.allOf(projection.idleSessions(now).stream()
-                    .map(id -> commands().send(new ExpireSession(id, now)))
-                    .toArray(CompletableFuture[]::new)).join();
+            expireIdleSessions().join();
         } catch (RuntimeException e) {
             LOG.warn("Idle-expiry reaper failed; it retries at its next run: {}", e.toString());
         }
+    }
+
+    /**
+     * Appends {@code session.expired} for every active session idle past the expiry now: the reaper's run, and what
+     * a listing does before it reads. Completes once they are stored.
+     */
+    public CompletableFuture<Void> expireIdleSessions() {
+        Instant now = now();
+        return expire(projection.idleSessions(now), now);
+    }
+
+    /** The same for one session, when it is idle now; completes at once when it is not. */
+    public CompletableFuture<Void> expireIfIdle(String sessionId) {
+        Instant now = now();
+        return expire(projection.isIdle(sessionId, now) ? List.of(sessionId) : List.of(), now);
+    }
+
+    private CompletableFuture<Void> expire(List<String> sessionIds, Instant now) {
+        // Sent together so the expiries share commits; each is appended once by its aggregate.
+        return CompletableFuture.allOf(sessionIds.stream()
+                .map(id -> commands().send(new ExpireSession(id, now)))
+                .toArray(CompletableFuture[]::new));
     }
 
     /** Makes {@code policy} active; answers without a receipt when it already is. */

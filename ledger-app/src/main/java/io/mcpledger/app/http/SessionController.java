@@ -6,6 +6,7 @@ import io.mcpledger.app.engine.LedgerEngine;
 import io.mcpledger.app.engine.SessionCap;
 import io.mcpledger.app.statedir.Role;
 import io.mcpledger.domain.ErrorCode;
+import io.mcpledger.domain.Identifiers;
 import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.crypto.Hex;
 import io.mcpledger.domain.receipt.Receipt;
@@ -15,7 +16,6 @@ import io.mcpledger.domain.session.ClientInfo;
 import io.mcpledger.domain.session.DeleteSession;
 import io.mcpledger.domain.session.Edge;
 import io.mcpledger.domain.session.ErrorAnswer;
-import io.mcpledger.domain.session.ExpireSession;
 import io.mcpledger.domain.session.InitializeSession;
 import io.mcpledger.domain.session.RandomIds;
 import io.mcpledger.domain.session.RecordOutcome;
@@ -38,7 +38,6 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Header;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
-import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -125,7 +124,7 @@ class SessionController {
         RequestBody body = RequestBody.parse(bytes, CALL);
         RequestCall command = new RequestCall(id, token, body.identifier("requestId"), body.identifier("server"),
                 body.identifier("tool"), body.identifier("operation"), body.hex("argumentsSha256", 64, true),
-                body.text("jsonrpcId", RequestBody.MAX_IDENTIFIER, false), ledger.now());
+                body.text("jsonrpcId", Identifiers.MAX_LENGTH, false), ledger.now());
         return Replies.later(ledger.commands().send(command), (Answer a) -> {
             if (!(a instanceof CallAnswer decision)) {
                 return errorAnswer(a);
@@ -209,7 +208,7 @@ class SessionController {
         if ((edge || clientToken != null) && !SessionIds.isIssuedTo(id, clientToken(clientToken))) {
             throw notFound();
         }
-        return expireIfIdle(List.of(id)).thenApply(done -> projection.session(id)
+        return ledger.expireIfIdle(id).thenApply(done -> projection.session(id)
                 .<HttpResponse<byte[]>>map(Replies::ok)
                 .orElseGet(() -> Failures.toResponse(notFound())));
     }
@@ -226,8 +225,7 @@ class SessionController {
         }
         int size = pageSize(limit);
         boolean activeOnly = state != null;
-        List<String> idle = projection.idleSessions(ledger.now());
-        return expireIfIdle(idle).thenApply(done -> {
+        return ledger.expireIdleSessions().thenApply(done -> {
             SessionPage page = projection.sessions(activeOnly, after, size);
             ObjectNode reply = Replies.object();
             ArrayNode sessions = reply.putArray("sessions");
@@ -237,14 +235,6 @@ class SessionController {
             }
             return Replies.ok(reply);
         });
-    }
-
-    private CompletableFuture<Void> expireIfIdle(List<String> ids) {
-        Instant now = ledger.now();
-        List<String> idle = ids.stream().filter(id -> projection.isIdle(id, now)).toList();
-        return CompletableFuture.allOf(idle.stream()
-                .map(id -> ledger.commands().send(new ExpireSession(id, now)))
-                .toArray(CompletableFuture[]::new));
     }
 
     private static int pageSize(String limit) {
