@@ -1,12 +1,10 @@
 package io.mcpledger.app.storage;
 
-import static io.mcpledger.app.storage.EventStoreFixture.engine;
 import static io.mcpledger.app.storage.EventStoreFixture.event;
 import static io.mcpledger.app.storage.EventStoreFixture.payloads;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mcpledger.app.storage.EventStoreFixture.Noted;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -15,29 +13,9 @@ import java.util.List;
 import java.util.Set;
 import org.axonframework.eventhandling.GapAwareTrackingToken;
 import org.axonframework.eventhandling.TrackedEventMessage;
-import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class H2EventTableFactoryTest {
-    @TempDir
-    Path state;
-    private H2Database db;
-    private JdbcEventStorageEngine engine;
-
-    @BeforeEach
-    void open() throws Exception {
-        db = H2Database.open(state);
-        engine = engine(new JdbcTransactionManager(db.dataSource()));
-    }
-
-    @AfterEach
-    void close() {
-        db.close();
-    }
-
+class H2EventTableFactoryTest extends OpenEventStoreTest {
     @Test
     void creatingTheSchemaAgainKeepsTheStoredEvents() {
         engine.appendEvents(event("a-1", 0, "kept"));

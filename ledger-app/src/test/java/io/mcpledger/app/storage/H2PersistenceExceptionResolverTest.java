@@ -1,40 +1,18 @@
 package io.mcpledger.app.storage;
 
-import static io.mcpledger.app.storage.EventStoreFixture.engine;
 import static io.mcpledger.app.storage.EventStoreFixture.event;
 import static io.mcpledger.app.storage.EventStoreFixture.payloads;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.mcpledger.app.storage.EventStoreFixture.Noted;
-import java.nio.file.Path;
 import java.sql.BatchUpdateException;
 import java.sql.SQLException;
-import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
 import org.axonframework.modelling.command.AggregateStreamCreationException;
 import org.axonframework.modelling.command.ConcurrencyException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class H2PersistenceExceptionResolverTest {
-    @TempDir
-    Path state;
-    private H2Database db;
-    private JdbcEventStorageEngine engine;
-
-    @BeforeEach
-    void open() throws Exception {
-        db = H2Database.open(state);
-        engine = engine(new JdbcTransactionManager(db.dataSource()));
-    }
-
-    @AfterEach
-    void close() {
-        db.close();
-    }
-
+class H2PersistenceExceptionResolverTest extends OpenEventStoreTest {
     @Test
     void aSecondEventAtTheSameSequenceIsAConcurrencyException() {
         engine.appendEvents(event("a-1", 0, "first"), event("a-1", 1, "second"));
