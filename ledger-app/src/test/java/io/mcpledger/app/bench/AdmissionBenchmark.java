@@ -490,23 +490,9 @@ public final class AdmissionBenchmark {
         window[1] = window[0] + measure.toNanos();
         go.countDown();
         sleepUntil(window[0]);
-        long cpu0 = OS.getProcessCpuTime();
-        long gc0 = gcMillis();
-        long written0 = bytesWritten();
-        long[] ticks0 = userSystemTicks();
-        long jit0 = JIT.getTotalCompilationTime();
-        long[] threads0 = threadCpuByGroup();
-        long commits0 = batches == null ? 0 : batches[0].getAsLong();
-        long commands0 = batches == null ? 0 : batches[1].getAsLong();
+        Counters before = Counters.now(batches);
         sleepUntil(window[1]);
-        long cpu1 = OS.getProcessCpuTime();
-        long gc1 = gcMillis();
-        long written1 = bytesWritten();
-        long[] ticks1 = userSystemTicks();
-        long jit1 = JIT.getTotalCompilationTime();
-        long[] threads1 = threadCpuByGroup();
-        long commits1 = batches == null ? 0 : batches[0].getAsLong();
-        long commands1 = batches == null ? 0 : batches[1].getAsLong();
+        Counters after = Counters.now(batches);
         counted.countDown();
         for (Thread worker : workers) {
             worker.join();
@@ -520,8 +506,8 @@ public final class AdmissionBenchmark {
             total += counts[t];
             totalUnits += units[t];
         }
-        long user = ticks1[0] - ticks0[0];
-        long system = ticks1[1] - ticks0[1];
+        long user = after.ticks()[0] - before.ticks()[0];
+        long system = after.ticks()[1] - before.ticks()[1];
         double kernelShare = user + system <= 0 ? Double.NaN : (double) system / (user + system);
         long[] all = new long[total];
         int at = 0;
@@ -531,11 +517,23 @@ public final class AdmissionBenchmark {
         }
         Arrays.sort(all);
         double seconds = measure.toNanos() / 1e9;
-        return new Row(name, unit, threads, totalUnits / seconds, all, (cpu1 - cpu0) / 1e9 / seconds,
-                totalUnits == 0 ? 0 : (cpu1 - cpu0) / 1e3 / totalUnits, gc1 - gc0,
-                totalUnits == 0 || written0 < 0 ? -1 : (written1 - written0) / totalUnits,
-                perUnitMicros(threads0, threads1, cpu1 - cpu0, totalUnits), kernelShare, jit1 - jit0,
-                commits1 == commits0 ? Double.NaN : (double) (commands1 - commands0) / (commits1 - commits0));
+        long cpu = after.cpu() - before.cpu();
+        long commits = after.commits() - before.commits();
+        return new Row(name, unit, threads, totalUnits / seconds, all, cpu / 1e9 / seconds,
+                totalUnits == 0 ? 0 : cpu / 1e3 / totalUnits, after.gc() - before.gc(),
+                totalUnits == 0 || before.written() < 0 ? -1 : (after.written() - before.written()) / totalUnits,
+                perUnitMicros(before.threads(), after.threads(), cpu, totalUnits), kernelShare, after.jit() - before.jit(),
+                commits == 0 ? Double.NaN : (double) (after.commands() - before.commands()) / commits);
+    }
+
+    /** The process counters read at each end of the measured window; {@code batches} may be null. */
+    private record Counters(long cpu, long gc, long written, long[] ticks, long jit, long[] threads, long commits,
+                            long commands) {
+        static Counters now(LongSupplier[] batches) {
+            return new Counters(OS.getProcessCpuTime(), gcMillis(), bytesWritten(), userSystemTicks(),
+                    JIT.getTotalCompilationTime(), threadCpuByGroup(), batches == null ? 0 : batches[0].getAsLong(),
+                    batches == null ? 0 : batches[1].getAsLong());
+        }
     }
 
     private record Row(String name, String unit, int threads, double rate, long[] sortedNanos, double cpuCores,
