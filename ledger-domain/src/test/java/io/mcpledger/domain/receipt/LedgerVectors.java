@@ -60,6 +60,15 @@ public final class LedgerVectors {
         return receipts;
     }
 
+    /** A top-level section of the vectors: {@code checkpoint}, {@code inclusion}, {@code consistency}, {@code c2spExample}. */
+    public static JsonNode section(String name) {
+        JsonNode section = ROOT.get(name);
+        if (section == null) {
+            throw new IllegalArgumentException("the vectors have no section " + name);
+        }
+        return section;
+    }
+
     /** The vector whose receipt has this id. */
     public static JsonNode receipt(String id) {
         return receipts().stream()
