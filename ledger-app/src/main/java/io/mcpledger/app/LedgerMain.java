@@ -1,5 +1,6 @@
 package io.mcpledger.app;
 
+import io.mcpledger.app.cli.ExportCommand;
 import io.mcpledger.app.cli.InitCommand;
 import io.mcpledger.app.cli.ServeCommand;
 import java.util.concurrent.Callable;
@@ -12,6 +13,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             InitCommand.class,
             ServeCommand.class,
+            ExportCommand.class,
         })
 public final class LedgerMain implements Callable<Integer> {
     public static final int EXIT_OK = 0;

@@ -51,6 +51,8 @@ public class LedgerProjection implements Authority {
     private final Duration idleExpiry;
     private PolicyDocument activePolicy;
     private long policyActivations;
+    /** Receipts committed so far: the next receipt's index in the transparency log. */
+    private long logSize;
     private String problem;
 
     public LedgerProjection(Duration idleExpiry) {
@@ -96,10 +98,15 @@ public class LedgerProjection implements Authority {
         return read(() -> Optional.ofNullable(problem));
     }
 
-    /** Folds one event in; used for live events after commit and for the rebuild at start. */
+    /**
+     * Folds one event in; used for live events after commit and for the rebuild at start. Events arrive in the order
+     * they were committed, which is the log's order, so the count so far is the receipt's log index; it is counted
+     * even when the fold refuses the receipt, because the receipt is in the log either way.
+     */
     public void replay(LedgerEvent event) {
         PolicyDocument activated = event instanceof PolicyActivated p ? parse(p) : null;
         write(() -> {
+            locations.put(event.receipt().id(), locate(event, logSize++));
             try {
                 LedgerFold.apply(state, event.receipt());
             } catch (RuntimeException e) {
@@ -110,21 +117,20 @@ public class LedgerProjection implements Authority {
             if (activated != null) {
                 activePolicy = activated;
             }
-            locations.put(event.receipt().id(), locate(event));
             return null;
         });
     }
 
     /** Session streams hold one event per receipt, so a session receipt's {@code seq} gives its place. */
-    private ReceiptLocation locate(LedgerEvent event) {
+    private ReceiptLocation locate(LedgerEvent event, long index) {
         if (event instanceof SessionEvent s) {
-            return new ReceiptLocation(s.sessionId(), s.receipt().seq() - 1);
+            return new ReceiptLocation(s.sessionId(), s.receipt().seq() - 1, index);
         }
         if (event instanceof PolicyActivated p) {
-            return new ReceiptLocation(p.policyStream(), policyActivations++);
+            return new ReceiptLocation(p.policyStream(), policyActivations++, index);
         }
         if (event instanceof PrincipalRevoked p) {
-            return new ReceiptLocation(p.tokenRef(), 0);
+            return new ReceiptLocation(p.tokenRef(), 0, index);
         }
         throw new IllegalArgumentException("no stream is known for " + event.getClass().getSimpleName());
     }
@@ -213,6 +219,11 @@ public class LedgerProjection implements Authority {
     /** The session a capability id was issued to. */
     public Optional<String> capabilityOwner(String capabilityId) {
         return read(() -> Optional.ofNullable(state.capabilityOwner(capabilityId)));
+    }
+
+    /** How many receipts are committed: the log's size once the sequencer has integrated them all. */
+    public long logSize() {
+        return read(() -> logSize);
     }
 
     /** How many receipts the projections have folded. */

@@ -178,7 +178,7 @@ class LedgerProjectionTest {
     }
 
     @Test
-    void everyCommittedReceiptIsLocatedInItsStream() {
+    void everyCommittedReceiptIsLocatedInItsStreamAndAtItsLogIndex() {
         PolicyAnswer first = ledger.send(new ActivatePolicy(POLICY, T0));
         PolicyAnswer second = ledger.send(new ActivatePolicy(DISCOUNT_POLICY, T0));
         SessionAnswer initialized = initialize(1, T0);
@@ -186,11 +186,11 @@ class LedgerProjectionTest {
                 "ab".repeat(32), null, T0.plusSeconds(1)));
         Receipt revocation = ledger.send(new RevokePrincipal(TokenRefs.of(TOKEN), T0.plusSeconds(2)));
 
-        assertThat(ledger.projection.locate(first.receipt().id())).contains(new ReceiptLocation("policy", 0));
-        assertThat(ledger.projection.locate(second.receipt().id())).contains(new ReceiptLocation("policy", 1));
-        assertThat(ledger.projection.locate(initialized.receipt().id())).contains(new ReceiptLocation(sessionId(1), 0));
-        assertThat(ledger.projection.locate(call.receipt().id())).contains(new ReceiptLocation(sessionId(1), 1));
-        assertThat(ledger.projection.locate(revocation.id())).contains(new ReceiptLocation(TokenRefs.of(TOKEN), 0));
+        assertThat(ledger.projection.locate(first.receipt().id())).contains(new ReceiptLocation("policy", 0, 0));
+        assertThat(ledger.projection.locate(second.receipt().id())).contains(new ReceiptLocation("policy", 1, 1));
+        assertThat(ledger.projection.locate(initialized.receipt().id())).contains(new ReceiptLocation(sessionId(1), 0, 2));
+        assertThat(ledger.projection.locate(call.receipt().id())).contains(new ReceiptLocation(sessionId(1), 1, 3));
+        assertThat(ledger.projection.locate(revocation.id())).contains(new ReceiptLocation(TokenRefs.of(TOKEN), 0, 4));
         assertThat(ledger.projection.locate("rcpt-never")).isEmpty();
     }
 

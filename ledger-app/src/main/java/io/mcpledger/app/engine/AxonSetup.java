@@ -36,7 +36,7 @@ public final class AxonSetup {
     }
 
     /** Axon's own mapper, kept apart from Micronaut's, so HTTP settings never change what is stored. */
-    static Serializer serializer() {
+    public static Serializer serializer() {
         ObjectMapper mapper = JsonMapper.builder().addModule(new JavaTimeModule()).build();
         return JacksonSerializer.builder().objectMapper(mapper).build();
     }

@@ -9,6 +9,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import org.axonframework.commandhandling.CommandBus;
 import org.axonframework.commandhandling.CommandCallback;
 import org.axonframework.commandhandling.CommandMessage;
@@ -40,6 +41,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each session's commands go to one worker (by session id), so two workers never wait on each
  * other's aggregate locks; ledger-wide commands (policy, principals) go to the first.
+ *
+ * <p>The workers handle commands in parallel but store them one batch at a time: the append lock is held from the
+ * insert of a batch's events to the end of its after-commit steps. So the event store's global index grows in commit
+ * order, a reader never sees a later event without every earlier one, and the projections fold receipts in that
+ * same order. That order is the transparency log's: the sequencer integrates events by global index, and a rebuild
+ * from the event store gives every receipt the index it had.
  */
 public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCommitCommandBus.class);
@@ -51,6 +58,7 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
     private final Worker[] workers;
     private final AtomicLong batches = new AtomicLong();
     private final AtomicLong commands = new AtomicLong();
+    private final ReentrantLock appendLock = new ReentrantLock();
     private volatile boolean closed;
     private volatile CountDownLatch gate = new CountDownLatch(0);
 
@@ -191,7 +199,12 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
                             batch.size(), poison);
                     root.rollback(poison);
                 } else {
-                    root.commit();
+                    appendLock.lock();
+                    try {
+                        root.commit();
+                    } finally {
+                        appendLock.unlock();
+                    }
                 }
             } catch (RuntimeException | Error e) {
                 if (root.isActive() || root.isRolledBack()) {

@@ -13,7 +13,9 @@ import io.mcpledger.domain.receipt.Timestamps;
 import io.mcpledger.domain.session.ExpireSession;
 import io.mcpledger.domain.session.LedgerContext;
 import io.mcpledger.domain.session.RandomIds;
+import io.mcpledger.app.log.LogSequencer;
 import io.mcpledger.query.LedgerProjection;
+import io.mcpledger.query.ReceiptLocation;
 import io.mcpledger.domain.receipt.Receipt;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -49,10 +51,18 @@ public final class LedgerEngine implements AutoCloseable {
     private final ReceiptSigner signer;
     private final Clock clock;
     private final ScheduledExecutorService reaper;
+    private final ScheduledExecutorService sequencing;
+    private final LogSequencer log;
     private final long replayed;
+    /** Set while integration fails, cleared by the next run that succeeds. */
+    private volatile String integrationFailure;
+    private volatile Duration checkpointInterval = Duration.ofSeconds(1);
+    /** Set for good if an entry's index ever differs from the one its receipt was answered with. */
+    private volatile String indexMismatch;
 
     private LedgerEngine(LoadedState state, H2Database database, Configuration axon, GroupCommitCommandBus commandBus,
-                         LedgerProjection projection, ReceiptSigner signer, Clock clock, long replayed) {
+                         LedgerProjection projection, ReceiptSigner signer, Clock clock, LogSequencer log,
+                         long replayed) {
         this.state = state;
         this.database = database;
         this.axon = axon;
@@ -60,7 +70,13 @@ public final class LedgerEngine implements AutoCloseable {
         this.projection = projection;
         this.signer = signer;
         this.clock = clock;
+        this.log = log;
         this.replayed = replayed;
+        this.sequencing = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "ledger-sequencer");
+            t.setDaemon(true);
+            return t;
+        });
         this.reaper = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "ledger-reaper");
             t.setDaemon(true);
@@ -82,25 +98,29 @@ public final class LedgerEngine implements AutoCloseable {
             LedgerContext context = new LedgerContext(signer, projection, settings.idleExpiry(), new RandomIds());
             GroupCommitCommandBus commandBus = new GroupCommitCommandBus(transactions, AxonSetup.COMMAND_WORKERS);
             Configuration axon;
+            LogSequencer log;
             long replayed;
             try {
                 axon = AxonSetup.build(transactions, commandBus, projection, context);
                 replayed = replay(axon, projection);
+                log = LogSequencer.open(database.dataSource(), AxonSetup.serializer(), state.signingKey(), state.origin());
                 axon.start();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | StorageException e) {
                 commandBus.close();
                 throw e;
             }
-            engine = new LedgerEngine(state, database, axon, commandBus, projection, signer, clock, replayed);
+            engine = new LedgerEngine(state, database, axon, commandBus, projection, signer, clock, log, replayed);
         } catch (RuntimeException e) {
             database.close();
             throw e;
         }
         try {
+            engine.integrate();
             if (settings.policy() != null) {
                 engine.activate(settings.policy());
             }
             engine.startReaper(settings.idleExpiry());
+            engine.startSequencer(settings.checkpointInterval());
             return engine;
         } catch (RuntimeException e) {
             engine.close();
@@ -120,6 +140,58 @@ public final class LedgerEngine implements AutoCloseable {
             throw new IllegalStateException("interrupted while replaying the event store", e);
         }
         return count;
+    }
+
+    /**
+     * Runs the sequencer every half interval, so a receipt committed just after a run is still integrated within
+     * one {@code --checkpoint-interval}, as the contract says.
+     */
+    private void startSequencer(Duration checkpointInterval) {
+        this.checkpointInterval = checkpointInterval;
+        long periodMs = Math.max(1, checkpointInterval.toMillis() / 2);
+        sequencing.scheduleAtFixedRate(this::integrateQuietly, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    }
+
+    private void integrateQuietly() {
+        try {
+            integrate();
+        } catch (StorageException | RuntimeException e) {
+            integrationFailure = "integration into the transparency log failed (retried every half interval): "
+                    + e.getMessage();
+            LOG.warn("Integration into the transparency log failed; it is retried at the next run", e);
+        }
+    }
+
+    /**
+     * Integrates every committed receipt into the log and publishes a checkpoint; returns how many entries it
+     * added. Each entry's index is checked against the one the projections gave the receipt at commit.
+     */
+    public long integrate() throws StorageException {
+        long integrated = log.integrate((index, receipt) -> {
+            long projected = projection.locate(receipt.id()).map(ReceiptLocation::index).orElse(-1L);
+            if (projected != index && indexMismatch == null) {
+                indexMismatch = "receipt " + receipt.id() + " is log entry " + index + " but was answered as entry "
+                        + projected;
+                LOG.error("The log and the projections disagree: {}", indexMismatch);
+            }
+        });
+        integrationFailure = null;
+        return integrated;
+    }
+
+    /** The longest a committed receipt waits to be integrated. */
+    public Duration checkpointInterval() {
+        return checkpointInterval;
+    }
+
+    /** The transparency log: checkpoints, proofs and entries. */
+    public LogSequencer log() {
+        return log;
+    }
+
+    /** Why the log is not being integrated, or disagrees with the projections; empty when all is well. */
+    public Optional<String> logProblem() {
+        return Optional.ofNullable(indexMismatch != null ? indexMismatch : integrationFailure);
     }
 
     private void startReaper(Duration idleExpiry) {
@@ -214,17 +286,25 @@ public final class LedgerEngine implements AutoCloseable {
         return replayed;
     }
 
-    /** Stops the reaper, finishes queued commands, stops Axon, then closes the store, releasing its file lock. */
+    /**
+     * Stops the reaper and the sequencer, finishes queued commands, integrates them so the last checkpoint covers
+     * every receipt, stops Axon, then closes the store, releasing its file lock.
+     */
     @Override
     public void close() {
         reaper.shutdownNow();
-        try {
-            reaper.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        // Never interrupted: an interrupt inside H2's file write closes its channel, and H2 then closes the database.
+        sequencing.shutdown();
+        for (ScheduledExecutorService executor : List.of(reaper, sequencing)) {
+            try {
+                executor.awaitTermination(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         try {
             commandBus.close();
+            integrateQuietly();
             axon.shutdown();
         } finally {
             database.close();

@@ -2,11 +2,11 @@ package io.mcpledger.app.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.engine.LedgerEngine;
+import io.mcpledger.app.log.LogSequencer;
 import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.LedgerException;
-import io.mcpledger.domain.crypto.Ed25519Pem;
-import io.mcpledger.domain.crypto.LogKeys;
 import io.mcpledger.domain.ledger.Investigation;
+import io.mcpledger.domain.log.TlogProof;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.query.DigestView;
 import io.micronaut.core.annotation.Nullable;
@@ -19,7 +19,7 @@ import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.util.List;
 
-/** What auditors read: receipts by id, the investigation of a call (spec section 10), the projection digest, the key. */
+/** What auditors read: receipts by id with their inclusion proofs, the investigation of a call (spec section 10), the projection digest. */
 @Controller("/v1")
 class AuditController {
     private final LedgerEngine ledger;
@@ -28,14 +28,52 @@ class AuditController {
         this.ledger = ledger;
     }
 
+    /**
+     * A receipt with its log index, and once that entry is integrated, its inclusion proof in the latest checkpoint
+     * and that checkpoint.
+     */
     @EdgeEndpoint
     @Get("/receipts/{id:[^/]+}")
     @ExecuteOn(TaskExecutors.BLOCKING)
     HttpResponse<byte[]> receipt(HttpRequest<?> request) {
         String id = RequestBody.requireIdentifier("receipt id", PathSegments.segment(request, 2));
-        Receipt receipt = ledger.receipt(id).orElseThrow(() -> new LedgerException(ErrorCode.RECEIPT_NOT_FOUND,
-                "no committed receipt has id " + id));
-        return Replies.ok(Replies.putReceipt(Replies.object(), "receipt", receipt));
+        Receipt receipt = ledger.receipt(id).orElseThrow(() -> notFound(id));
+        long index = ledger.projection().locate(id).orElseThrow(() -> notFound(id)).index();
+        ObjectNode reply = Replies.putReceipt(Replies.object(), "receipt", receipt);
+        reply.put("index", index);
+        LogSequencer.Published checkpoint = ledger.log().latest();
+        if (index < checkpoint.size()) {
+            ObjectNode inclusion = reply.putObject("inclusion");
+            inclusion.put("treeSize", checkpoint.size());
+            LogController.putHashes(inclusion.putArray("hashes"), ledger.log().inclusionProof(index, checkpoint.size()));
+            reply.put("checkpoint", checkpoint.note());
+        }
+        return Replies.ok(reply);
+    }
+
+    /** The same inclusion proof as a C2SP tlog-proof, for offline use; 409 until the entry is integrated. */
+    @EdgeEndpoint
+    @Get("/receipts/{id:[^/]+}/proof")
+    @ExecuteOn(TaskExecutors.BLOCKING)
+    HttpResponse<byte[]> proof(HttpRequest<?> request) {
+        String id = RequestBody.requireIdentifier("receipt id", PathSegments.segment(request, 2));
+        long index = ledger.projection().locate(id).orElseThrow(() -> notFound(id)).index();
+        LogSequencer.Published checkpoint = ledger.log().latest();
+        if (index >= checkpoint.size()) {
+            return Replies.error(ErrorCode.NOT_INTEGRATED, "receipt " + id + " is log entry " + index
+                    + ", not yet in a published checkpoint (size " + checkpoint.size() + "); it will be within one"
+                    + " checkpoint interval", null).header("Retry-After", retryAfterSeconds());
+        }
+        TlogProof proof = new TlogProof(index, ledger.log().inclusionProof(index, checkpoint.size()), checkpoint.note());
+        return LogController.text(proof.format());
+    }
+
+    private String retryAfterSeconds() {
+        return Long.toString(Math.max(1, (ledger.checkpointInterval().toMillis() + 999) / 1_000));
+    }
+
+    private static LedgerException notFound(String id) {
+        return new LedgerException(ErrorCode.RECEIPT_NOT_FOUND, "no committed receipt has id " + id);
     }
 
     /**
@@ -69,19 +107,6 @@ class AuditController {
         ObjectNode reply = Replies.object();
         reply.put("treeSize", digest.treeSize());
         reply.put("digest", digest.digest());
-        return Replies.ok(reply);
-    }
-
-    @PublicEndpoint
-    @Get("/log/public-key")
-    HttpResponse<byte[]> publicKey() {
-        byte[] raw = ledger.state().signingKey().publicKey().raw();
-        String origin = ledger.state().origin();
-        ObjectNode reply = Replies.object();
-        reply.put("origin", origin);
-        reply.put("keyId", LogKeys.keyId(origin, raw));
-        reply.put("pem", Ed25519Pem.publicKeyPem(raw));
-        reply.put("vkey", LogKeys.verifierKey(origin, raw));
         return Replies.ok(reply);
     }
 }

@@ -12,8 +12,8 @@ import org.h2.api.ErrorCode;
 public final class H2Database implements AutoCloseable {
     /** The name of the database file inside the state directory. */
     public static final String FILE_NAME = "ledger.mv.db";
-    /** Enough for two command workers, the event processors and the HTTP readers. */
-    public static final int DEFAULT_POOL_SIZE = 4;
+    /** Enough for two command workers, the log's sequencer and the HTTP readers of receipts, entries and tiles. */
+    public static final int DEFAULT_POOL_SIZE = 6;
 
     private static final String BASE_NAME = "ledger";
     /**

@@ -422,11 +422,14 @@ class AuditHttpTest extends SharedLedgerTest {
     }
 
     @Test
-    void healthNeedsNoCredentialAndCountsTheReceipts() throws Exception {
+    void healthNeedsNoCredentialAndCountsTheReceiptsAndTheIntegratedEntries() throws Exception {
         Reply health = ledger.request("GET", "/health").send();
 
         assertThat(health.status()).isEqualTo(200);
-        assertThat(health.text()).isEqualTo("{\"status\":\"ok\",\"receipts\":" + ledger.receipts() + "}");
+        assertThat(health.fieldNames()).containsExactly("status", "receipts", "treeSize");
+        assertThat(health.json().path("status").asText()).isEqualTo("ok");
+        assertThat(health.json().path("receipts").asLong()).isEqualTo(ledger.receipts());
+        assertThat(health.json().path("treeSize").asLong()).isBetween(0L, ledger.receipts());
     }
 
     @Test

@@ -51,11 +51,13 @@ final class HttpLedger implements AutoCloseable {
     private final LoadedState state;
     private final Map<Role, String> credentials = new EnumMap<>(Role.class);
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final Duration checkpointInterval;
     private LedgerServer server;
     private URI base;
 
-    private HttpLedger(Path stateDirectory) throws Exception {
+    private HttpLedger(Path stateDirectory, Duration checkpointInterval) throws Exception {
         this.stateDirectory = stateDirectory;
+        this.checkpointInterval = checkpointInterval;
         StateDirectory directory = new StateDirectory(stateDirectory);
         directory.init(null);
         this.state = directory.load(null);
@@ -71,22 +73,48 @@ final class HttpLedger implements AutoCloseable {
 
     /** {@code policy} null starts without one. */
     static HttpLedger start(Path dir, String policy, int maxActiveSessions) throws Exception {
-        HttpLedger ledger = new HttpLedger(dir);
+        return start(dir, policy, maxActiveSessions, Duration.ofSeconds(1));
+    }
+
+    /**
+     * With a checkpoint interval of its own: an hour leaves integration to {@link #integrate}, so a test sees
+     * receipts before and after.
+     */
+    static HttpLedger start(Path dir, String policy, int maxActiveSessions, Duration checkpointInterval)
+            throws Exception {
+        HttpLedger ledger = new HttpLedger(dir, checkpointInterval);
         ledger.serve(policy, maxActiveSessions);
         return ledger;
     }
 
     private void serve(String policy, int maxActiveSessions) throws Exception {
         LedgerSettings settings = new LedgerSettings(stateDirectory, null, new HostPort("127.0.0.1", 0),
-                policy == null ? null : PolicyFiles.parse(policy), IDLE_EXPIRY, maxActiveSessions, Duration.ofSeconds(1));
+                policy == null ? null : PolicyFiles.parse(policy), IDLE_EXPIRY, maxActiveSessions, checkpointInterval);
         server = LedgerServer.start(state, settings, clock);
         base = URI.create("http://127.0.0.1:" + server.port());
     }
 
     /** Stops the service and starts it again on the same state: a replay. */
     void restart() throws Exception {
+        restart(() -> { });
+    }
+
+    /** Something done to the state while the ledger is stopped. */
+    @FunctionalInterface
+    interface WhileStopped {
+        void run() throws Exception;
+    }
+
+    /** Stops the service, runs {@code whileStopped}, and starts it again on the same state. */
+    void restart(WhileStopped whileStopped) throws Exception {
         server.close();
+        whileStopped.run();
         serve(null, 10_000);
+    }
+
+    /** Integrates every committed receipt into the log now, as the sequencer does each half interval. */
+    long integrate() throws Exception {
+        return server.engine().integrate();
     }
 
     LedgerServer server() {

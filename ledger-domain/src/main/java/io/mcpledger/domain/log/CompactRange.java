@@ -45,6 +45,11 @@ public final class CompactRange {
         return new CompactRange(size, hashes);
     }
 
+    /** An independent copy, to grow without changing this one. */
+    public CompactRange copy() {
+        return new CompactRange(size, new ArrayList<>(hashes));
+    }
+
     public long size() {
         return size;
     }

@@ -1,0 +1,106 @@
+package io.mcpledger.app.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mcpledger.app.storage.H2Database;
+import io.mcpledger.domain.log.Checkpoint;
+import io.mcpledger.domain.log.CompactRange;
+import io.mcpledger.domain.log.Merkle;
+import io.mcpledger.domain.log.VerifierKey;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The log's order is the event store's: a restart, or a rebuild of the tree tables, gives every entry its index. */
+class LogRestartHttpTest {
+    @TempDir
+    Path state;
+    HttpLedger ledger;
+
+    @AfterEach
+    void stop() {
+        if (ledger != null) {
+            ledger.close();
+        }
+    }
+
+    private Checkpoint checkpoint() throws Exception {
+        VerifierKey vkey = VerifierKey.parse(ledger.request("GET", "/v1/log/public-key").send().json().path("vkey").asText());
+        return Checkpoint.open(ledger.auditor("GET", "/v1/log/checkpoint").send().assertStatus(200).text(), vkey);
+    }
+
+    private List<Long> indexesOf(List<String> receiptIds) throws Exception {
+        List<Long> indexes = new ArrayList<>();
+        for (String id : receiptIds) {
+            indexes.add(ledger.auditor("GET", "/v1/receipts/" + id).send().assertStatus(200).json().path("index").asLong());
+        }
+        return indexes;
+    }
+
+    private List<String> someReceipts(String client) throws Exception {
+        List<String> ids = new ArrayList<>();
+        HttpLedger.Reply initialized = ledger.initialize(client, HttpLedger.initializeJson(client));
+        ids.add(initialized.receipt().id());
+        String session = initialized.session().path("id").asText();
+        for (int i = 0; i < 5; i++) {
+            ids.add(ledger.call(session, client, "r" + i, "quote").assertStatus(200).receipt().id());
+        }
+        return ids;
+    }
+
+    @Test
+    void aStopIntegratesEverythingAndARestartKeepsEveryIndexAndTheRoot() throws Exception {
+        ledger = HttpLedger.start(state, HttpLedger.PRICING_POLICY, 10_000, Duration.ofHours(1));
+        List<String> ids = someReceipts("restarted");
+        List<Long> before = indexesOf(ids);
+
+        ledger.restart();
+
+        Checkpoint after = checkpoint();
+        assertThat(after.size()).isEqualTo(ids.size() + 1L);
+        assertThat(indexesOf(ids)).isEqualTo(before);
+        assertThat(entriesRoot()).isEqualTo(after.root());
+    }
+
+    private byte[] entriesRoot() throws Exception {
+        CompactRange tree = CompactRange.empty();
+        String page = ledger.auditor("GET", "/v1/log/entries?limit=10000").send().assertStatus(200).text();
+        for (String line : page.split("\n")) {
+            tree.append(Merkle.leafHash(line.getBytes(StandardCharsets.UTF_8)));
+        }
+        return tree.root();
+    }
+
+    @Test
+    void droppedTreeTablesAreRebuiltFromTheEventStoreWithTheSameRoot() throws Exception {
+        ledger = HttpLedger.start(state, HttpLedger.PRICING_POLICY, 10_000, Duration.ofHours(1));
+        List<String> ids = someReceipts("rebuilt");
+        ids.addAll(someReceipts("rebuilt-2"));
+        ledger.integrate();
+        Checkpoint original = checkpoint();
+        List<Long> before = indexesOf(ids);
+
+        ledger.restart(() -> {
+            try (H2Database database = H2Database.open(state); Connection c = database.dataSource().getConnection();
+                 Statement s = c.createStatement()) {
+                for (String table : List.of("log_head", "log_tile", "log_run", "log_checkpoint")) {
+                    s.execute("DROP TABLE " + table);
+                }
+                c.commit();
+            }
+        });
+
+        Checkpoint rebuilt = checkpoint();
+        assertThat(rebuilt.size()).isEqualTo(original.size());
+        assertThat(rebuilt.root()).isEqualTo(original.root());
+        assertThat(indexesOf(ids)).isEqualTo(before);
+        assertThat(entriesRoot()).isEqualTo(rebuilt.root());
+    }
+}
