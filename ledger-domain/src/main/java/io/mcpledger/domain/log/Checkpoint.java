@@ -57,7 +57,7 @@ public record Checkpoint(String origin, long size, byte[] root) {
         if (lines[0].isEmpty()) {
             throw new InvalidProofException("the checkpoint's origin line is empty");
         }
-        if (!lines[1].matches("0|[1-9][0-9]{0,18}")) {
+        if (!lines[1].matches("0|[1-9][0-9]*")) {
             throw new InvalidProofException("the checkpoint's size '" + lines[1] + "' is not a decimal number");
         }
         long size;
@@ -66,10 +66,8 @@ public record Checkpoint(String origin, long size, byte[] root) {
         } catch (NumberFormatException e) {
             throw new InvalidProofException("the checkpoint's size '" + lines[1] + "' is too large");
         }
-        byte[] root;
-        try {
-            root = Base64.getDecoder().decode(lines[2]);
-        } catch (IllegalArgumentException e) {
+        byte[] root = StrictBase64.decode(lines[2]);
+        if (root == null) {
             throw new InvalidProofException("the checkpoint's root '" + lines[2] + "' is not standard base64");
         }
         if (root.length != Merkle.HASH_SIZE) {

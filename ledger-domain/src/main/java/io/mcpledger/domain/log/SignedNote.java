@@ -35,6 +35,9 @@ public final class SignedNote {
      * C2SP says; a signature that names this key and fails, or none by it at all, is refused.
      */
     public static String open(String note, VerifierKey key) throws InvalidProofException {
+        if (note.startsWith("\n")) {
+            throw new InvalidProofException("the note's text is empty");
+        }
         int split = note.lastIndexOf("\n\n");
         if (split < 0) {
             throw new InvalidProofException("the note has no blank line between its text and its signatures");
@@ -64,10 +67,8 @@ public final class SignedNote {
             if (parts.length != 2 || parts[0].isEmpty()) {
                 throw new InvalidProofException("the signature line '" + line + "' is not '\u2014 <name> <signature>'");
             }
-            byte[] tagged;
-            try {
-                tagged = Base64.getDecoder().decode(parts[1]);
-            } catch (IllegalArgumentException e) {
+            byte[] tagged = StrictBase64.decode(parts[1]);
+            if (tagged == null) {
                 throw new InvalidProofException("the signature of '" + parts[0] + "' is not standard base64");
             }
             if (tagged.length < 5) {

@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * A C2SP {@code tlog-proof@v1}: an entry's index, its inclusion proof and the signed checkpoint it leads to, as
- * text that can be checked offline. The optional {@code extra} line is read and kept but the ledger writes none.
+ * text that can be checked offline. An optional {@code extra} line is allowed and skipped; the ledger writes none.
  */
 public record TlogProof(long index, List<byte[]> hashes, String checkpoint) {
     /** The format's first line. */
@@ -30,14 +30,15 @@ public record TlogProof(long index, List<byte[]> hashes, String checkpoint) {
     public static TlogProof parse(String text) throws InvalidProofException {
         String[] lines = text.split("\n", -1);
         int at = 0;
-        if (lines.length < 4 || !lines[at++].equals(HEADER)) {
+        if (!lines[at++].equals(HEADER)) {
             throw new InvalidProofException("a tlog proof starts with the line '" + HEADER + "'");
         }
-        if (lines[at].startsWith("extra ")) {
+        if (at < lines.length && lines[at].startsWith("extra ")) {
             at++;
         }
-        if (!lines[at].matches("index (0|[1-9][0-9]{0,18})")) {
-            throw new InvalidProofException("the proof's line '" + lines[at] + "' is not 'index <decimal>'");
+        if (at >= lines.length || !lines[at].matches("index (0|[1-9][0-9]*)")) {
+            throw new InvalidProofException("the proof's line '" + (at < lines.length ? lines[at] : "")
+                    + "' is not 'index <decimal>'");
         }
         long index;
         try {
@@ -47,13 +48,13 @@ public record TlogProof(long index, List<byte[]> hashes, String checkpoint) {
         }
         List<byte[]> hashes = new ArrayList<>();
         for (; at < lines.length && !lines[at].isEmpty(); at++) {
-            try {
-                hashes.add(Base64.getDecoder().decode(lines[at]));
-            } catch (IllegalArgumentException e) {
+            byte[] hash = StrictBase64.decode(lines[at]);
+            if (hash == null) {
                 throw new InvalidProofException("the proof's line '" + lines[at] + "' is not a base64 hash");
             }
+            hashes.add(hash);
         }
-        if (at >= lines.length) {
+        if (at >= lines.length - 1) {
             throw new InvalidProofException("the proof has no blank line before its checkpoint");
         }
         String checkpoint = String.join("\n", Arrays.copyOfRange(lines, at + 1, lines.length));

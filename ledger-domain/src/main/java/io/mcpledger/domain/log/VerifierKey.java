@@ -6,7 +6,6 @@ import io.mcpledger.domain.crypto.LogKeys;
 import io.mcpledger.domain.crypto.VerifyingKey;
 import java.security.MessageDigest;
 import java.util.Arrays;
-import java.util.Base64;
 
 /**
  * A C2SP signed-note verifier key for Ed25519, {@code <name>+<key hash hex>+<base64(0x01 || public key)>}: the
@@ -42,11 +41,9 @@ public final class VerifierKey {
             throw new InvalidKeyException("Invalid verifier key, the key hash '" + parts[1]
                     + "' is not 8 lowercase hex characters");
         }
-        byte[] typed;
-        try {
-            typed = Base64.getDecoder().decode(parts[2]);
-        } catch (IllegalArgumentException e) {
-            throw new InvalidKeyException("Invalid verifier key, the key is not standard base64: " + e.getMessage());
+        byte[] typed = StrictBase64.decode(parts[2]);
+        if (typed == null) {
+            throw new InvalidKeyException("Invalid verifier key, the key is not standard base64");
         }
         if (typed.length != 33 || typed[0] != LogKeys.ED25519_TYPE) {
             throw new InvalidKeyException("Invalid verifier key, expected an Ed25519 key (type 0x01 and 32 bytes)");

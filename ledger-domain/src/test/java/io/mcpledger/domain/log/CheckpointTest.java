@@ -89,12 +89,8 @@ class CheckpointTest {
                 .hasMessage("the checkpoint's size '9223372036854775808' is too large");
     }
 
-    /**
-     * BUG in Checkpoint.parseBody: a size of 20 or more digits fails the 19-digit pattern before the range check,
-     * so the message says it is not a decimal number, which it is.
-     */
     @Test
-    void bugSizeOfTwentyDigitsIsRefusedAsTooLargeNotAsNotDecimal() {
+    void aSizeOfTwentyDigitsIsRefusedAsTooLarge() {
         assertThatThrownBy(() -> Checkpoint.open(signed(ORIGIN + "\n18446744073709551616\n" + ROOT + "\n"), vkey))
                 .isInstanceOf(InvalidProofException.class)
                 .hasMessage("the checkpoint's size '18446744073709551616' is too large");
@@ -105,6 +101,15 @@ class CheckpointTest {
         assertThatThrownBy(() -> Checkpoint.open(signed(ORIGIN + "\n6\nnot*base64!\n"), vkey))
                 .isInstanceOf(InvalidProofException.class)
                 .hasMessage("the checkpoint's root 'not*base64!' is not standard base64");
+    }
+
+    @Test
+    void rootWithoutItsBase64PaddingIsRefused() {
+        String unpadded = ROOT.substring(0, ROOT.length() - 1);
+
+        assertThatThrownBy(() -> Checkpoint.open(signed(ORIGIN + "\n6\n" + unpadded + "\n"), vkey))
+                .isInstanceOf(InvalidProofException.class)
+                .hasMessage("the checkpoint's root '" + unpadded + "' is not standard base64");
     }
 
     @Test

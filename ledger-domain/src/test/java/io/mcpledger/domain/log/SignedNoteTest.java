@@ -51,12 +51,12 @@ class SignedNoteTest {
     }
 
     @Test
-    void noteWithAnEmptyTextIsRefusedForLackingItsBlankLine() {
+    void noteWithAnEmptyTextIsRefusedAsEmpty() {
         String note = "\n" + signatureLine(TEXT, ORIGIN, KEY);
 
         assertThatThrownBy(() -> SignedNote.open(note, vkey))
                 .isInstanceOf(InvalidProofException.class)
-                .hasMessage("the note has no blank line between its text and its signatures");
+                .hasMessage("the note's text is empty");
     }
 
     @Test

@@ -86,12 +86,8 @@ class TlogProofTest {
                 .hasMessage("the proof's index is too large");
     }
 
-    /**
-     * BUG in TlogProof.parse: an index of 20 or more digits fails the 19-digit pattern before the range check, so
-     * the message says the line is not {@code index <decimal>}, which it is.
-     */
     @Test
-    void bugIndexOfTwentyDigitsIsRefusedAsTooLargeNotAsMalformed() {
+    void anIndexOfTwentyDigitsIsRefusedAsTooLarge() {
         assertThatThrownBy(() -> TlogProof.parse(HEADER + "index 18446744073709551616\n" + H1 + "\n\n" + CHECKPOINT))
                 .isInstanceOf(InvalidProofException.class)
                 .hasMessage("the proof's index is too large");
@@ -125,12 +121,8 @@ class TlogProofTest {
                 .hasMessage("the proof has no checkpoint after its blank line");
     }
 
-    /**
-     * BUG in TlogProof.parse: any text of fewer than four lines is refused as lacking the header, even when it
-     * starts with the header and only its blank line and checkpoint are missing.
-     */
     @Test
-    void bugProofCutAfterItsIndexLineIsRefusedForItsMissingBlankLineNotItsHeader() {
+    void aProofCutAfterItsIndexLineIsRefusedForItsMissingBlankLine() {
         assertThatThrownBy(() -> TlogProof.parse(HEADER + "index 0\n"))
                 .isInstanceOf(InvalidProofException.class)
                 .hasMessage("the proof has no blank line before its checkpoint");

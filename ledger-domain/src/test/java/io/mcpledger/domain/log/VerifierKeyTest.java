@@ -108,7 +108,7 @@ class VerifierKeyTest {
     void keyThatIsNotBase64IsRefused() {
         assertThatThrownBy(() -> VerifierKey.parse(ORIGIN + "+adf8fba0+not*base64!"))
                 .isInstanceOf(InvalidKeyException.class)
-                .hasMessageStartingWith("Invalid verifier key, the key is not standard base64: ");
+                .hasMessage("Invalid verifier key, the key is not standard base64");
     }
 
     @Test
