@@ -104,11 +104,12 @@ public class LedgerProjection implements Authority {
      * even when the fold refuses the receipt, because the receipt is in the log either way.
      */
     public void replay(LedgerEvent event) {
-        PolicyDocument activated = event instanceof PolicyActivated p ? parse(p) : null;
         write(() -> {
             locations.put(event.receipt().id(), locate(event, logSize++));
+            PolicyDocument activated;
             try {
                 LedgerFold.apply(state, event.receipt());
+                activated = event instanceof PolicyActivated p ? parse(p) : null;
             } catch (RuntimeException e) {
                 LOG.error("Projection cannot fold committed receipt {}: {}. The projections no longer match the log;"
                         + " restart the ledger to rebuild them.", event.receipt().id(), e.getMessage());

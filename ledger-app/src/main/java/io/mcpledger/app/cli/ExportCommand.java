@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.axonframework.serialization.Serializer;
@@ -58,7 +59,7 @@ public final class ExportCommand implements Callable<Integer> {
                 LogSequencer log = LogSequencer.open(database.dataSource(), serializer, loaded.signingKey(),
                         loaded.origin());
                 integrated = log.integrate((index, receipt) -> { });
-                entries = Bundle.write(log, loaded.signingKey().publicKey(), loaded.origin(), out);
+                entries = writeThenMove(log, loaded);
             }
             PrintWriter stdout = spec.commandLine().getOut();
             stdout.println("Exported " + entries + " entries to " + out + " (" + integrated + " integrated now); the"
@@ -71,6 +72,33 @@ public final class ExportCommand implements Callable<Integer> {
             return fail(e.getMessage());
         } catch (IOException e) {
             return fail("cannot write the bundle to " + out + ": " + e);
+        } catch (RuntimeException e) {
+            return fail("the bundle could not be made, nothing was written to " + out + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Writes the bundle into a new directory beside {@code --out} and moves it into place once it is complete, so a
+     * failure never leaves half a bundle behind.
+     */
+    private long writeThenMove(LogSequencer log, LoadedState loaded) throws IOException, StorageException {
+        Path target = out.toAbsolutePath().normalize();
+        Files.createDirectories(target.getParent());
+        Path staging = Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".partial-");
+        try {
+            long entries = Bundle.write(log, loaded.signingKey().publicKey(), loaded.origin(), staging);
+            Files.deleteIfExists(target);
+            Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
+            return entries;
+        } finally {
+            if (Files.exists(staging)) {
+                try (Stream<Path> files = Files.list(staging)) {
+                    for (Path file : (Iterable<Path>) files::iterator) {
+                        Files.delete(file);
+                    }
+                }
+                Files.delete(staging);
+            }
         }
     }
 

@@ -73,6 +73,7 @@ class LogController {
     }
 
     @Get("/proof/consistency")
+    @ExecuteOn(TaskExecutors.BLOCKING)
     HttpResponse<byte[]> consistency(@Nullable @QueryValue String from, @Nullable @QueryValue String to) {
         LogSequencer.Published latest = ledger.log().latest();
         long m = number("from", required("from", from));
@@ -105,9 +106,14 @@ class LogController {
 
     /** A non-negative decimal integer, written plainly (no sign, no leading zeros). */
     private static long number(String name, String value) {
-        if (value.matches("0|[1-9][0-9]{0,17}")) {
-            return Long.parseLong(value);
+        if (!value.matches("0|[1-9][0-9]*")) {
+            throw RequestBody.invalid("query parameter " + name + " must be a non-negative integer, got \"" + value
+                    + "\"");
         }
-        throw RequestBody.invalid("query parameter " + name + " must be a non-negative integer, got \"" + value + "\"");
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw RequestBody.invalid("query parameter " + name + " is too large, got " + value);
+        }
     }
 }

@@ -125,7 +125,7 @@ public final class LogSequencer {
             throw new IllegalStateException("the stored tree of size " + head.size() + " does not have the root of"
                     + " its checkpoint " + checkpoint);
         }
-        runs.clear();
+        // Runs are history: a reload only ever adds to them, so a reader never sees the map emptied.
         runs.putAll(LogTables.runs(c));
         range = stored;
         lastGlobalIndex = head.lastGlobalIndex();

@@ -11,16 +11,17 @@ import javax.sql.DataSource;
 
 /**
  * The stored tree as a {@link NodeSource}: a subtree at level {@code h} is hashed up from at most 128 hashes of one
- * tile at level {@code h / 8}, so a proof reads O(log n) tiles (three at a million entries) instead of rehashing the
- * log. Recently read tiles stay in memory; the sequencer puts each tile it writes here once it is committed.
+ * tile at level {@code h / 8}, so a proof reads O(log n) tiles (the leaf's and the right edge's, five at a million
+ * entries) instead of rehashing the log. Recently read tiles stay in memory; the sequencer puts each tile it writes
+ * here once it is committed.
  */
 final class Tiles implements NodeSource {
     /** Hashes per tile, as in C2SP tlog-tiles. */
     static final int WIDTH = 256;
     /** Tree levels per tile level. */
     static final int HEIGHT = 8;
-    /** 8 KiB each: 8 MiB of heap at most. */
-    private static final int CACHED_TILES = 1_024;
+    /** 8 KiB each: 32 MiB of heap at most, every level-0 tile of a million entries. */
+    private static final int CACHED_TILES = 4_096;
 
     private final DataSource database;
     private final Map<Long, byte[]> cache = new LinkedHashMap<>(CACHED_TILES, 0.75f, true) {

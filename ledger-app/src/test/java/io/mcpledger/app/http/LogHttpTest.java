@@ -243,7 +243,7 @@ class LogHttpTest {
         assertConsistencyRefused("from=1&to=x", "query parameter to must be a non-negative integer, got \"x\"");
         assertConsistencyRefused("from=01&to=1", "query parameter from must be a non-negative integer, got \"01\"");
         assertConsistencyRefused("from=1&to=99999999999999999999",
-                "query parameter to must be a non-negative integer, got \"99999999999999999999\"");
+                "query parameter to is too large, got 99999999999999999999");
     }
 
     private static void assertConsistencyRefused(String query, String message) throws Exception {

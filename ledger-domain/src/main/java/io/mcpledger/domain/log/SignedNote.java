@@ -64,7 +64,8 @@ public final class SignedNote {
                 throw new InvalidProofException("the signature line '" + line + "' does not start with '\u2014 '");
             }
             String[] parts = line.substring(DASH.length()).split(" ", -1);
-            if (parts.length != 2 || parts[0].isEmpty()) {
+            if (parts.length != 2 || parts[0].isEmpty() || parts[0].contains("+")
+                    || line.chars().anyMatch(c -> c < 0x20 || Character.isWhitespace(c) && c != ' ')) {
                 throw new InvalidProofException("the signature line '" + line + "' is not '\u2014 <name> <signature>'");
             }
             byte[] tagged = StrictBase64.decode(parts[1]);

@@ -34,6 +34,9 @@ public record TlogProof(long index, List<byte[]> hashes, String checkpoint) {
             throw new InvalidProofException("a tlog proof starts with the line '" + HEADER + "'");
         }
         if (at < lines.length && lines[at].startsWith("extra ")) {
+            if (StrictBase64.decode(lines[at].substring("extra ".length())) == null) {
+                throw new InvalidProofException("the proof's extra line is not standard base64");
+            }
             at++;
         }
         if (at >= lines.length || !lines[at].matches("index (0|[1-9][0-9]*)")) {

@@ -191,6 +191,16 @@ class SignedNoteTest {
     }
 
     @Test
+    void aSignatureLineWhoseNameHoldsAPlusIsRefusedEvenBesideAValidOne() {
+        String note = sign(TEXT, ORIGIN, KEY) + signatureLine(TEXT, "witness+1", OTHER_KEY);
+
+        assertThatThrownBy(() -> SignedNote.open(note, vkey))
+                .isInstanceOf(InvalidProofException.class)
+                .hasMessageStartingWith("the signature line '\u2014 witness+1 ")
+                .hasMessageEndingWith("' is not '\u2014 <name> <signature>'");
+    }
+
+    @Test
     void noteWithMoreThanAHundredSignaturesIsRefused() {
         String line = signatureLine(TEXT, ORIGIN, KEY);
         String note = TEXT + "\n" + line.repeat(101);

@@ -45,6 +45,13 @@ class TlogProofTest {
     }
 
     @Test
+    void anExtraLineThatIsNotBase64IsRefused() {
+        assertThatThrownBy(() -> TlogProof.parse(HEADER + "extra not*base64\nindex 2\n" + H1 + "\n\n" + CHECKPOINT))
+                .isInstanceOf(InvalidProofException.class)
+                .hasMessage("the proof's extra line is not standard base64");
+    }
+
+    @Test
     void proofWithoutTheHeaderIsRefused() {
         assertThatThrownBy(() -> TlogProof.parse("index 2\n" + H1 + "\n\n" + CHECKPOINT))
                 .isInstanceOf(InvalidProofException.class)
