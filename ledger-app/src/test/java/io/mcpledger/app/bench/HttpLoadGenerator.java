@@ -510,7 +510,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         }
     }
 
-    private record Response(int status, byte[] body) {
+    /** An answer read by {@link Http1Connection}; {@code LogBenchmark} times proofs with the same client. */
+    record Response(int status, byte[] body) {
         String text() {
             return new String(body, StandardCharsets.UTF_8);
         }
