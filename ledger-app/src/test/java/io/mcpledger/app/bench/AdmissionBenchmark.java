@@ -73,7 +73,8 @@ import java.util.function.LongSupplier;
  * All state lives in temporary directories that are deleted at the end.
  */
 public final class AdmissionBenchmark {
-    private static final String POLICY = """
+    /** One tool for a day: no admission in a benchmark is refused for scope or expiry. {@code LogBenchmark} uses it too. */
+    static final String POLICY = """
             capabilities:
               default:
                 tools:

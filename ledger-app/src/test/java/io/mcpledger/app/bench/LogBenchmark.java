@@ -62,12 +62,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code --keep=DIR} keeps (and reuses, when it holds a ledger) the state directory.
  */
 public final class LogBenchmark {
-    private static final String POLICY = """
-            capabilities:
-              default:
-                tools:
-                  - {server: pricing, tool: quote, operations: [invoke], ttl: 86400}
-            """;
     private static final int SESSIONS = 1_000;
     private static final int CALLERS = 64;
     private static final int SAMPLE_EVERY = 100;
@@ -100,7 +94,7 @@ public final class LogBenchmark {
             directory.init(null);
             LoadedState state = directory.load(null);
             LedgerSettings settings = new LedgerSettings(dir, null, HostPort.parse("127.0.0.1:0"),
-                    PolicyFiles.parse(POLICY), Duration.ofDays(1), 100_000, interval);
+                    PolicyFiles.parse(AdmissionBenchmark.POLICY), Duration.ofDays(1), 100_000, interval);
             build(state, settings, entries);
             overHttp(directory, state, settings, probes, samples);
             storage(dir);

@@ -140,11 +140,9 @@ public final class Merkle {
             }
             if ((fn & 1) == 1 || fn == sn) {
                 r = nodeHash(p, r);
-                if ((fn & 1) == 0) {
-                    while ((fn & 1) == 0 && fn != 0) {
-                        fn >>>= 1;
-                        sn >>>= 1;
-                    }
+                while ((fn & 1) == 0 && fn != 0) {
+                    fn >>>= 1;
+                    sn >>>= 1;
                 }
             } else {
                 r = nodeHash(r, p);
@@ -221,11 +219,9 @@ public final class Merkle {
             if ((fn & 1) == 1 || fn == sn) {
                 fr = nodeHash(c, fr);
                 sr = nodeHash(c, sr);
-                if ((fn & 1) == 0) {
-                    while ((fn & 1) == 0 && fn != 0) {
-                        fn >>>= 1;
-                        sn >>>= 1;
-                    }
+                while ((fn & 1) == 0 && fn != 0) {
+                    fn >>>= 1;
+                    sn >>>= 1;
                 }
             } else {
                 sr = nodeHash(sr, c);
