@@ -56,13 +56,13 @@ public final class LedgerEngine implements AutoCloseable {
     private final long replayed;
     /** Set while integration fails, cleared by the next run that succeeds. */
     private volatile String integrationFailure;
-    private volatile Duration checkpointInterval = Duration.ofSeconds(1);
+    private final Duration checkpointInterval;
     /** Set for good if an entry's index ever differs from the one its receipt was answered with. */
     private volatile String indexMismatch;
 
     private LedgerEngine(LoadedState state, H2Database database, Configuration axon, GroupCommitCommandBus commandBus,
                          LedgerProjection projection, ReceiptSigner signer, Clock clock, LogSequencer log,
-                         long replayed) {
+                         Duration checkpointInterval, long replayed) {
         this.state = state;
         this.database = database;
         this.axon = axon;
@@ -71,6 +71,7 @@ public final class LedgerEngine implements AutoCloseable {
         this.signer = signer;
         this.clock = clock;
         this.log = log;
+        this.checkpointInterval = checkpointInterval;
         this.replayed = replayed;
         this.sequencing = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "ledger-sequencer");
@@ -109,7 +110,8 @@ public final class LedgerEngine implements AutoCloseable {
                 commandBus.close();
                 throw e;
             }
-            engine = new LedgerEngine(state, database, axon, commandBus, projection, signer, clock, log, replayed);
+            engine = new LedgerEngine(state, database, axon, commandBus, projection, signer, clock, log,
+                    settings.checkpointInterval(), replayed);
         } catch (RuntimeException | StorageException e) {
             database.close();
             throw e;
@@ -120,7 +122,7 @@ public final class LedgerEngine implements AutoCloseable {
                 engine.activate(settings.policy());
             }
             engine.startReaper(settings.idleExpiry());
-            engine.startSequencer(settings.checkpointInterval());
+            engine.startSequencer();
             return engine;
         } catch (RuntimeException | StorageException e) {
             engine.close();
@@ -146,8 +148,7 @@ public final class LedgerEngine implements AutoCloseable {
      * Runs the sequencer every half interval, so a receipt committed just after a run is still integrated within
      * one {@code --checkpoint-interval}, as the contract says.
      */
-    private void startSequencer(Duration checkpointInterval) {
-        this.checkpointInterval = checkpointInterval;
+    private void startSequencer() {
         long periodMs = Math.max(1, checkpointInterval.toMillis() / 2);
         sequencing.scheduleAtFixedRate(this::integrateQuietly, periodMs, periodMs, TimeUnit.MILLISECONDS);
     }
