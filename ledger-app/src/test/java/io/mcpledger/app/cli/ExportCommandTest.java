@@ -8,7 +8,7 @@ import io.mcpledger.app.engine.LedgerSettings;
 import io.mcpledger.app.policy.PolicyFiles;
 import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.statedir.StateDirectory;
-import io.mcpledger.app.storage.H2Database;
+import io.mcpledger.app.testing.TestIo;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.log.Checkpoint;
 import io.mcpledger.domain.log.CompactRange;
@@ -24,8 +24,6 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -121,13 +119,7 @@ class ExportCommandTest {
             someReceipts(ledger);
         }
         // As after a kill -9 between append and integration: the events are stored, the tree is not.
-        try (H2Database database = H2Database.open(state()); Connection c = database.dataSource().getConnection();
-             Statement s = c.createStatement()) {
-            for (String table : List.of("log_head", "log_tile", "log_run", "log_checkpoint")) {
-                s.execute("DROP TABLE " + table);
-            }
-            c.commit();
-        }
+        TestIo.dropLogTables(state());
 
         int exit = export("export", "--state", state().toString(), "--out", bundle().toString());
 

@@ -11,6 +11,8 @@ import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.statedir.Role;
 import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.domain.crypto.Sha256;
+import io.mcpledger.domain.log.Checkpoint;
+import io.mcpledger.domain.log.VerifierKey;
 import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.receipt.InvalidReceiptException;
 import io.mcpledger.domain.receipt.Receipt;
@@ -199,6 +201,33 @@ final class HttpLedger implements AutoCloseable {
     /** {@code PUT /v1/policy} as the operator. */
     Reply putPolicy(String policy) throws IOException, InterruptedException {
         return operator("PUT", "/v1/policy").json(policy).send();
+    }
+
+    /** The latest checkpoint ({@code text/plain}), opened with the verifier key {@code GET /v1/log/public-key} names. */
+    Checkpoint checkpoint() throws Exception {
+        VerifierKey vkey = VerifierKey.parse(request("GET", "/v1/log/public-key").send().assertStatus(200).json()
+                .path("vkey").asText());
+        Reply reply = auditor("GET", "/v1/log/checkpoint").send().assertStatus(200);
+        if (!reply.header("Content-Type").startsWith("text/plain")) {
+            throw new AssertionError("the checkpoint is served as " + reply.header("Content-Type"));
+        }
+        return Checkpoint.open(reply.text(), vkey);
+    }
+
+    /** Every integrated entry's line, read {@code page} at a time until the empty answer that ends the log. */
+    List<String> entries(int page) throws Exception {
+        List<String> lines = new ArrayList<>();
+        while (true) {
+            Reply reply = auditor("GET", "/v1/log/entries?start=" + lines.size() + "&limit=" + page).send()
+                    .assertStatus(200);
+            if (reply.text().isEmpty()) {
+                return lines;
+            }
+            if (!reply.header("Content-Type").startsWith("application/x-ndjson") || !reply.text().endsWith("\n")) {
+                throw new AssertionError("entries are not newline-ended NDJSON: " + reply.header("Content-Type"));
+            }
+            lines.addAll(List.of(reply.text().split("\n")));
+        }
     }
 
     /** Every committed receipt of a session, in {@code seq} order, read from the event store. */

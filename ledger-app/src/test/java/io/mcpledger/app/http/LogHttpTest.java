@@ -54,26 +54,6 @@ class LogHttpTest {
         return hashes;
     }
 
-    private static Checkpoint latestCheckpoint() throws Exception {
-        Reply reply = ledger.auditor("GET", "/v1/log/checkpoint").send().assertStatus(200);
-        assertThat(reply.header("Content-Type")).startsWith("text/plain");
-        return Checkpoint.open(reply.text(), vkey);
-    }
-
-    private static List<String> allEntries(int page) throws Exception {
-        List<String> lines = new ArrayList<>();
-        while (true) {
-            Reply reply = ledger.auditor("GET", "/v1/log/entries?start=" + lines.size() + "&limit=" + page).send()
-                    .assertStatus(200);
-            if (reply.text().isEmpty()) {
-                return lines;
-            }
-            assertThat(reply.header("Content-Type")).startsWith("application/x-ndjson");
-            assertThat(reply.text()).endsWith("\n");
-            lines.addAll(List.of(reply.text().split("\n")));
-        }
-    }
-
     // GET /v1/receipts/{id} and /proof.
 
     @Test
@@ -159,9 +139,9 @@ class LogHttpTest {
         String session = ledger.initialize("entries");
         Reply call = ledger.call(session, "entries", "r1", "quote").assertStatus(200);
         ledger.integrate();
-        Checkpoint checkpoint = latestCheckpoint();
+        Checkpoint checkpoint = ledger.checkpoint();
 
-        List<String> lines = allEntries(3);
+        List<String> lines = ledger.entries(3);
 
         assertThat((long) lines.size()).isEqualTo(checkpoint.size());
         CompactRange tree = CompactRange.empty();
@@ -174,7 +154,7 @@ class LogHttpTest {
     @Test
     void entriesStopAtTheIntegratedSize() throws Exception {
         ledger.integrate();
-        long size = latestCheckpoint().size();
+        long size = ledger.checkpoint().size();
         ledger.initialize("past-integrated");
 
         Reply reply = ledger.auditor("GET", "/v1/log/entries?start=" + (size - 1)).send().assertStatus(200);
@@ -186,11 +166,11 @@ class LogHttpTest {
     @Test
     void theCheckpointIsSignedForTheOriginAndGrowsWithIntegration() throws Exception {
         ledger.integrate();
-        Checkpoint before = latestCheckpoint();
+        Checkpoint before = ledger.checkpoint();
         ledger.initialize("grows");
         ledger.integrate();
 
-        Checkpoint after = latestCheckpoint();
+        Checkpoint after = ledger.checkpoint();
 
         assertThat(after.origin()).isEqualTo(vkey.name());
         assertThat(after.size()).isEqualTo(before.size() + 1);
@@ -201,11 +181,11 @@ class LogHttpTest {
     @Test
     void aConsistencyProofBetweenTwoCheckpointsVerifies() throws Exception {
         ledger.integrate();
-        Checkpoint older = latestCheckpoint();
+        Checkpoint older = ledger.checkpoint();
         ledger.initialize("consistent-1");
         ledger.initialize("consistent-2");
         ledger.integrate();
-        Checkpoint newer = latestCheckpoint();
+        Checkpoint newer = ledger.checkpoint();
 
         Reply reply = ledger.auditor("GET", "/v1/log/proof/consistency?from=" + older.size() + "&to=" + newer.size())
                 .send().assertStatus(200);
@@ -220,7 +200,7 @@ class LogHttpTest {
     @Test
     void aConsistencyProofBetweenEqualSizesIsEmpty() throws Exception {
         ledger.integrate();
-        long size = latestCheckpoint().size();
+        long size = ledger.checkpoint().size();
 
         Reply reply = ledger.auditor("GET", "/v1/log/proof/consistency?from=" + size + "&to=" + size).send()
                 .assertStatus(200);
@@ -231,7 +211,7 @@ class LogHttpTest {
     @Test
     void badConsistencyParametersAre400InvalidRequest() throws Exception {
         ledger.integrate();
-        long size = latestCheckpoint().size();
+        long size = ledger.checkpoint().size();
         String range = "query parameters from and to must satisfy 1 <= from <= to <= " + size
                 + " (the published tree size), got ";
         assertConsistencyRefused("from=0&to=1", range + "from=0 and to=1");
@@ -253,7 +233,7 @@ class LogHttpTest {
     @Test
     void badEntriesParametersAre400InvalidRequest() throws Exception {
         ledger.integrate();
-        long size = latestCheckpoint().size();
+        long size = ledger.checkpoint().size();
         assertEntriesRefused("start=" + (size + 1), "query parameter start " + (size + 1)
                 + " is past the end of the log, which has " + size + " integrated entries");
         assertEntriesRefused("start=-1", "query parameter start must be a non-negative integer, got \"-1\"");

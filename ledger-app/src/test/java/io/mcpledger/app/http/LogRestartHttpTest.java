@@ -2,15 +2,12 @@ package io.mcpledger.app.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.mcpledger.app.storage.H2Database;
+import io.mcpledger.app.testing.TestIo;
 import io.mcpledger.domain.log.Checkpoint;
 import io.mcpledger.domain.log.CompactRange;
 import io.mcpledger.domain.log.Merkle;
-import io.mcpledger.domain.log.VerifierKey;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,11 +26,6 @@ class LogRestartHttpTest {
         if (ledger != null) {
             ledger.close();
         }
-    }
-
-    private Checkpoint checkpoint() throws Exception {
-        VerifierKey vkey = VerifierKey.parse(ledger.request("GET", "/v1/log/public-key").send().json().path("vkey").asText());
-        return Checkpoint.open(ledger.auditor("GET", "/v1/log/checkpoint").send().assertStatus(200).text(), vkey);
     }
 
     private List<Long> indexesOf(List<String> receiptIds) throws Exception {
@@ -63,7 +55,7 @@ class LogRestartHttpTest {
 
         ledger.restart();
 
-        Checkpoint after = checkpoint();
+        Checkpoint after = ledger.checkpoint();
         assertThat(after.size()).isEqualTo(ids.size() + 1L);
         assertThat(indexesOf(ids)).isEqualTo(before);
         assertThat(entriesRoot()).isEqualTo(after.root());
@@ -71,8 +63,7 @@ class LogRestartHttpTest {
 
     private byte[] entriesRoot() throws Exception {
         CompactRange tree = CompactRange.empty();
-        String page = ledger.auditor("GET", "/v1/log/entries?limit=10000").send().assertStatus(200).text();
-        for (String line : page.split("\n")) {
+        for (String line : ledger.entries(10_000)) {
             tree.append(Merkle.leafHash(line.getBytes(StandardCharsets.UTF_8)));
         }
         return tree.root();
@@ -84,20 +75,12 @@ class LogRestartHttpTest {
         List<String> ids = someReceipts("rebuilt");
         ids.addAll(someReceipts("rebuilt-2"));
         ledger.integrate();
-        Checkpoint original = checkpoint();
+        Checkpoint original = ledger.checkpoint();
         List<Long> before = indexesOf(ids);
 
-        ledger.restart(() -> {
-            try (H2Database database = H2Database.open(state); Connection c = database.dataSource().getConnection();
-                 Statement s = c.createStatement()) {
-                for (String table : List.of("log_head", "log_tile", "log_run", "log_checkpoint")) {
-                    s.execute("DROP TABLE " + table);
-                }
-                c.commit();
-            }
-        });
+        ledger.restart(() -> TestIo.dropLogTables(state));
 
-        Checkpoint rebuilt = checkpoint();
+        Checkpoint rebuilt = ledger.checkpoint();
         assertThat(rebuilt.size()).isEqualTo(original.size());
         assertThat(rebuilt.root()).isEqualTo(original.root());
         assertThat(indexesOf(ids)).isEqualTo(before);

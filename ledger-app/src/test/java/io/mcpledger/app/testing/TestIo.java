@@ -1,5 +1,6 @@
 package io.mcpledger.app.testing;
 
+import io.mcpledger.app.storage.H2Database;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,11 +11,27 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.List;
 
 /** Files and child-process output for the tests and benchmarks that run the ledger as a process. */
 public final class TestIo {
     private TestIo() {
+    }
+
+    /**
+     * Drops the transparency log's tables of a stopped ledger, as if it had died between append and integration:
+     * the events stay, the tree is gone.
+     */
+    public static void dropLogTables(Path state) throws Exception {
+        try (H2Database database = H2Database.open(state); Connection c = database.dataSource().getConnection();
+             Statement s = c.createStatement()) {
+            for (String table : List.of("log_head", "log_tile", "log_run", "log_checkpoint")) {
+                s.execute("DROP TABLE " + table);
+            }
+            c.commit();
+        }
     }
 
     /** Deletes a directory and everything below it; nothing happens when it does not exist. */
