@@ -12,7 +12,6 @@ import io.mcpledger.app.storage.JdbcTransactionManager;
 import io.mcpledger.app.storage.StateInUseException;
 import io.mcpledger.app.storage.StorageException;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -61,10 +60,8 @@ public final class ExportCommand implements Callable<Integer> {
                 integrated = log.integrate((index, receipt) -> { });
                 entries = writeThenMove(log, loaded);
             }
-            PrintWriter stdout = spec.commandLine().getOut();
-            stdout.println("Exported " + entries + " entries to " + out + " (" + integrated + " integrated now); the"
+            spec.commandLine().getOut().println("Exported " + entries + " entries to " + out + " (" + integrated + " integrated now); the"
                     + " checkpoint covers every line.");
-            stdout.println("Verify with: ledger-verify log " + out);
             return LedgerMain.EXIT_OK;
         } catch (StateInUseException e) {
             return fail("the ledger still holds the state at " + state + "; stop it (SIGTERM) and export again");
