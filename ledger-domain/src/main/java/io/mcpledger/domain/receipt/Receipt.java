@@ -36,7 +36,16 @@ public final class Receipt {
     private final long seq;
     private final String prev;
     private final String request;
+    private final String keyId;
+    private final String ledger;
     private volatile String hash;
+
+    /** The last origin read: every receipt of a log names the same one, so they share one string. */
+    private static volatile String lastLedger = "";
+
+    /** How every line's top-level {@code sig} member starts, and how every line ends ({@code v} is always 1). */
+    private static final String SIG_MEMBER = ",\"sig\":\"";
+    private static final String LINE_END = "\",\"v\":1}";
 
     private Receipt(String line, ObjectNode json, ReceiptKind kind, Instant at) {
         this.line = line;
@@ -47,6 +56,15 @@ public final class Receipt {
         this.seq = json.has("seq") ? json.get("seq").asLong() : 0;
         this.prev = textOrNull(json, "prev");
         this.request = textOrNull(json, "request");
+        this.keyId = json.get("keyId").textValue();
+        String named = json.get("ledger").textValue();
+        String shared = lastLedger;
+        if (shared.equals(named)) {
+            named = shared;
+        } else {
+            lastLedger = named;
+        }
+        this.ledger = named;
     }
 
     private static String textOrNull(ObjectNode json, String field) {
@@ -237,7 +255,7 @@ public final class Receipt {
     }
 
     public String ledger() {
-        return tree().get("ledger").asText();
+        return ledger;
     }
 
     /** The session id, or null for ledger-wide receipts. */
@@ -266,11 +284,13 @@ public final class Receipt {
     }
 
     public String keyId() {
-        return tree().get("keyId").asText();
+        return keyId;
     }
 
+    /** The signature's base64, read from the line's tail (see {@link #signingInput()}). */
     public String sig() {
-        return tree().get("sig").asText();
+        int start = line.lastIndexOf(SIG_MEMBER) + SIG_MEMBER.length();
+        return line.substring(start, line.length() - LINE_END.length());
     }
 
     /** The whole receipt as a fresh JSON tree. */
@@ -280,9 +300,16 @@ public final class Receipt {
 
     /** What was signed: {@code "mcp-ledger-receipt-v1\n"} followed by the JCS of the receipt without {@code sig}. */
     public byte[] signingInput() {
-        ObjectNode unsigned = tree();
-        unsigned.remove("sig");
-        return ReceiptSigner.signingInput(unsigned);
+        // The line is canonical, so its members are sorted: it ends with ,"sig":"<base64>","v":1} and nothing
+        // after the top-level "sig" can hold another (only "v" follows). Dropping that member from the line is the
+        // JCS of the receipt without sig, with no parse (this is the verifier's hot path).
+        int sig = line.lastIndexOf(SIG_MEMBER);
+        String unsigned = line.substring(0, sig) + line.substring(line.length() - LINE_END.length() + 1);
+        byte[] jcs = unsigned.getBytes(StandardCharsets.UTF_8);
+        byte[] input = new byte[ReceiptSigner.DOMAIN.length + jcs.length];
+        System.arraycopy(ReceiptSigner.DOMAIN, 0, input, 0, ReceiptSigner.DOMAIN.length);
+        System.arraycopy(jcs, 0, input, ReceiptSigner.DOMAIN.length, jcs.length);
+        return input;
     }
 
     @Override
