@@ -101,7 +101,7 @@ public final class Receipt {
             throw new InvalidReceiptException("not a JSON object");
         }
         checkValues(json, "receipt");
-        if (!Canonical.jcs(json).equals(line)) {
+        if (!CanonicalForm.isCanonical(line)) {
             throw new InvalidReceiptException("not in canonical (RFC 8785) form");
         }
         Iterator<String> names = json.fieldNames();
