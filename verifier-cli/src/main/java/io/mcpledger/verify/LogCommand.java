@@ -33,8 +33,8 @@ final class LogCommand extends BundleCommand implements Callable<Integer> {
             out.printf("VALID: %,d entries of the log %s%n", result.lines(), origin);
             out.printf("  checkpoint  size %d, root %s, signature verified%n", result.checkpoint().size(),
                     root(result.checkpoint()));
-            out.printf("  lines       each canonical, signed (keyId %s), used once; %,d session chains link from"
-                    + " seq 1%n", trusted.keyId(origin), result.sessions());
+            out.printf("  lines       each canonical, signed (keyId %s) and used once%n", trusted.keyId(origin));
+            out.printf("  sessions    %,d, each chain linked from seq 1%n", result.sessions());
             out.printf("  key         %s%n", trusted.source());
             out.printf("  tree        the Merkle root of the %,d lines is the checkpoint's%n", result.lines());
             out.flush();
