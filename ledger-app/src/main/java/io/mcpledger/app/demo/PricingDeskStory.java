@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.log.Bundle;
 import io.mcpledger.app.statedir.Role;
+import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.app.statedir.StateException;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.Canonical;
@@ -98,7 +99,7 @@ public final class PricingDeskStory {
         say.say("ledger", "state " + ledger.stateDirectory() + ", origin " + ledger.origin());
         say.say("ledger", "listening on " + ledger.address() + ", checkpoint interval "
                 + ledger.checkpointInterval().toMillis() + "ms; credentials in "
-                + ledger.stateDirectory().resolve("credentials") + "/");
+                + ledger.stateDirectory().resolve(StateDirectory.CREDENTIALS) + "/");
         long receipts = health();
         expect(receipts == 0, "an empty ledger (0 receipts)", () -> receipts + " receipts");
 
