@@ -1,5 +1,6 @@
 package io.mcpledger.app;
 
+import io.mcpledger.app.cli.DemoCommand;
 import io.mcpledger.app.cli.ExportCommand;
 import io.mcpledger.app.cli.InitCommand;
 import io.mcpledger.app.cli.ServeCommand;
@@ -14,6 +15,7 @@ import picocli.CommandLine.Command;
             InitCommand.class,
             ServeCommand.class,
             ExportCommand.class,
+            DemoCommand.class,
         })
 public final class LedgerMain implements Callable<Integer> {
     public static final int EXIT_OK = 0;
