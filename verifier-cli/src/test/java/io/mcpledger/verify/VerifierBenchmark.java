@@ -74,7 +74,7 @@ public final class VerifierBenchmark {
         double one = rawVerify(sample, 1, seconds);
         double all = rawVerify(sample, cores, seconds);
         System.out.printf(Locale.ROOT, "raw Ed25519 verify (Bouncy Castle): %,.0f/s on 1 thread, %,.0f/s on %d threads;"
-                + " target for log = 0.9 x %d x %,.0f = %,.0f/s%n", one, all, cores, cores, cores, one, 0.9 * cores * one);
+                + " target for log = 0.9 x %d x %,.0f = %,.0f/s%n", one, all, cores, cores, one, 0.9 * cores * one);
 
         Path key = bundle.resolve("key.pem");
         for (int run = 1; run <= runs; run++) {

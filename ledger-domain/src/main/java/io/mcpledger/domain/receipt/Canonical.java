@@ -3,6 +3,7 @@ package io.mcpledger.domain.receipt;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +16,8 @@ import org.erdtman.jcs.JsonCanonicalizer;
 public final class Canonical {
     /** A plain Jackson mapper for reading receipts and building trees; never used to produce signed bytes. */
     public static final ObjectMapper JSON = JsonMapper.builder().build();
+    /** Reads trees without the mapper's per-call type lookup (every log line's body is read through it). */
+    private static final ObjectReader TREES = JSON.reader();
 
     private Canonical() {
     }
@@ -37,6 +40,6 @@ public final class Canonical {
 
     /** Parses JSON text into a tree. */
     public static JsonNode parse(String json) throws IOException {
-        return JSON.readTree(json);
+        return TREES.readTree(json);
     }
 }

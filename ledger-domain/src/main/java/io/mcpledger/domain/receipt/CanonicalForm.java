@@ -1,5 +1,8 @@
 package io.mcpledger.domain.receipt;
 
+import java.util.HashMap;
+import java.util.Map;
+
 /**
  * Decides in one pass, without building a tree or encoding anything, whether JSON text is already in the canonical
  * form {@link Canonical} produces (RFC 8785) — for the values receipts hold: strings, integers, booleans, null,
@@ -13,17 +16,45 @@ package io.mcpledger.domain.receipt;
  * neither, so this never has to decide their canonical spelling.
  */
 public final class CanonicalForm {
-    private final String text;
-    private int at;
+    /** What a top-level member's value is. */
+    enum Kind { STRING, INTEGER, OBJECT, ARRAY, BOOLEAN, NULL }
 
-    private CanonicalForm(String text) {
+    /** A top-level member: its kind, and its value when it is a string (decoded) or an integer. */
+    record Member(Kind kind, String text, long number) {
+    }
+
+    private final String text;
+    private final Map<String, Member> members;
+    private int at;
+    private boolean sawNull;
+    private Kind kind;
+    private String string;
+    private long number;
+
+    private CanonicalForm(String text, Map<String, Member> members) {
         this.text = text;
+        this.members = members;
     }
 
     /** Whether text is one canonical JSON value and nothing else. */
     public static boolean isCanonical(String text) {
-        CanonicalForm reader = new CanonicalForm(text);
+        CanonicalForm reader = new CanonicalForm(text, null);
         return reader.value(0) && reader.at == text.length();
+    }
+
+    /**
+     * The members of a canonical JSON object holding no null anywhere (as receipts are), read in the same pass that
+     * checks its form; null when text is not such an object.
+     */
+    static Map<String, Member> members(String text) {
+        if (!text.startsWith("{")) {
+            return null;
+        }
+        CanonicalForm reader = new CanonicalForm(text, new HashMap<>(16));
+        if (!reader.value(0) || reader.at != text.length() || reader.sawNull) {
+            return null;
+        }
+        return reader.members;
     }
 
     /** Nesting deeper than this is refused rather than risking the stack; receipts nest a few levels. */
@@ -34,15 +65,40 @@ public final class CanonicalForm {
             return false;
         }
         char c = text.charAt(at);
-        return switch (c) {
-            case '{' -> object(depth);
-            case '[' -> array(depth);
-            case '"' -> string() != null;
-            case 't' -> literal("true");
-            case 'f' -> literal("false");
-            case 'n' -> literal("null");
-            default -> number();
-        };
+        boolean ok;
+        switch (c) {
+            case '{' -> {
+                ok = object(depth);
+                kind = Kind.OBJECT;
+            }
+            case '[' -> {
+                ok = array(depth);
+                kind = Kind.ARRAY;
+            }
+            case '"' -> {
+                string = string();
+                ok = string != null;
+                kind = Kind.STRING;
+            }
+            case 't' -> {
+                ok = literal("true");
+                kind = Kind.BOOLEAN;
+            }
+            case 'f' -> {
+                ok = literal("false");
+                kind = Kind.BOOLEAN;
+            }
+            case 'n' -> {
+                ok = literal("null");
+                kind = Kind.NULL;
+                sawNull = true;
+            }
+            default -> {
+                ok = number();
+                kind = Kind.INTEGER;
+            }
+        }
+        return ok;
     }
 
     private boolean object(int depth) {
@@ -67,6 +123,9 @@ public final class CanonicalForm {
             at++;
             if (!value(depth + 1)) {
                 return false;
+            }
+            if (depth == 0 && members != null) {
+                members.put(name, new Member(kind, kind == Kind.STRING ? string : null, number));
             }
             if (peek('}')) {
                 at++;
@@ -218,7 +277,11 @@ public final class CanonicalForm {
             }
         }
         // Receipts hold integers only, up to 2^53 - 1 in magnitude: beyond that JCS could not keep them exact.
-        if (at - start > 17 || Math.abs(Long.parseLong(text, start, at, 10)) > Receipt.MAX_SAFE_INTEGER) {
+        if (at - start > 17) {
+            return false;
+        }
+        number = Long.parseLong(text, start, at, 10);
+        if (Math.abs(number) > Receipt.MAX_SAFE_INTEGER) {
             return false;
         }
         return at >= text.length() || (text.charAt(at) != '.' && text.charAt(at) != 'e' && text.charAt(at) != 'E');
