@@ -23,8 +23,11 @@ abstract class BundleCommand {
     @Option(names = "--json", description = "Print one JSON document for scripts instead of text.")
     boolean json;
 
+    /** More threads than this gain nothing on any machine this runs on, and would only cost memory. */
+    static final int MAX_THREADS = 256;
+
     @Option(names = "--threads", paramLabel = "N",
-            description = "Threads that check signatures (default: one per core, ${DEFAULT-VALUE} here).")
+            description = "Threads that check signatures, 1 to 256 (default: one per core, ${DEFAULT-VALUE} here).")
     int threads = Runtime.getRuntime().availableProcessors();
 
     @Spec
@@ -43,20 +46,33 @@ abstract class BundleCommand {
 
     /** Verifies the bundle's log, feeding sink (which may be null) each good receipt in order. */
     LogCheck.Result verifyLog(LogCheck.Sink sink) {
-        if (threads < 1) {
-            throw new UsageException("--threads must be at least 1, not " + threads);
+        if (threads < 1 || threads > MAX_THREADS) {
+            throw new UsageException("--threads must be 1 to " + MAX_THREADS + ", not " + threads);
         }
         Bundles.require(bundle);
-        TrustedKey key = keys.resolve(bundle, err());
-        trusted = key;
-        String checkpoint = Bundles.checkpoint(bundle);
+        try {
+            trusted = keys.resolve(bundle, err());
+        } catch (InvalidBundleException e) {
+            return new LogCheck.Result(null, 0, 0, e.problem());
+        }
+        Inputs.Content checkpoint = Bundles.checkpoint(bundle);
+        if (checkpoint.problem() != null) {
+            return new LogCheck.Result(null, 0, 0, new LogCheck.Problem(Bundles.CHECKPOINT, 0, checkpoint.problem()));
+        }
         Path entries = bundle.resolve(Bundles.ENTRIES);
+        LogCheck.Result result;
         try {
             Progress progress = new Progress(err(), Progress.wanted(json), Files.size(entries));
-            return LogCheck.run(entries, checkpoint, key, sink, progress, threads);
+            result = LogCheck.run(entries, checkpoint.text(), trusted, sink, progress, threads);
         } catch (IOException e) {
             throw new UsageException("cannot read " + entries + ": " + e.getMessage(), e);
         }
+        if (!result.valid()) {
+            return result;
+        }
+        LogCheck.Problem keyFiles = Bundles.keyFiles(bundle, trusted, result.checkpoint().origin());
+        return keyFiles == null ? result
+                : new LogCheck.Result(result.checkpoint(), result.lines(), result.sessions(), keyFiles);
     }
 
     /** Prints why the log is invalid; returns exit 1. */

@@ -1,5 +1,6 @@
 package io.mcpledger.verify;
 
+import io.mcpledger.domain.crypto.LogKeys;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -27,7 +28,34 @@ final class Bundles {
         return bundle;
     }
 
-    static String checkpoint(Path bundle) {
-        return Inputs.readText(bundle.resolve(CHECKPOINT), "checkpoint");
+    static Inputs.Content checkpoint(Path bundle) {
+        return Inputs.read(bundle.resolve(CHECKPOINT), "checkpoint");
+    }
+
+    /**
+     * The bundle's own key files against the key the log verified with, byte for byte, so that no byte of them can
+     * change unnoticed: public-key.pem must be that key in the ledger's PEM form, and vkey (when present) its verifier
+     * key, with or without a final newline. Null when they agree.
+     */
+    static LogCheck.Problem keyFiles(Path bundle, TrustedKey key, String origin) {
+        Path pem = bundle.resolve(PUBLIC_KEY);
+        if (Files.exists(pem)) {
+            Inputs.Content content = Inputs.read(pem, "public key");
+            if (!key.key().pem().equals(content.text())) {
+                return new LogCheck.Problem(PUBLIC_KEY, 0, key.fromBundle()
+                        ? "not in the PEM form the ledger writes (bytes of it were changed)"
+                        : "is not the key given (" + key.source() + "), or not in the PEM form the ledger writes");
+            }
+        }
+        Path vkey = bundle.resolve(VKEY);
+        if (Files.exists(vkey)) {
+            Inputs.Content content = Inputs.read(vkey, "verifier key");
+            String expected = LogKeys.verifierKey(origin, key.key().raw());
+            if (!(expected + "\n").equals(content.text()) && !expected.equals(content.text())) {
+                return new LogCheck.Problem(VKEY, 0, "is not the verifier key of the log " + origin + " with "
+                        + key.source() + " (expected " + expected + ")");
+            }
+        }
+        return null;
     }
 }

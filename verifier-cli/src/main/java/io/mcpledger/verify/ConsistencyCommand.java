@@ -61,20 +61,23 @@ final class ConsistencyCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         TrustedKey key = keys.resolve(null, spec.commandLine().getErr());
-        String oldText = Inputs.readText(older, "checkpoint");
-        String newText = Inputs.readText(newer, "checkpoint");
-        String proofText = Inputs.readText(proof, "proof file");
+        Inputs.Content oldText = Inputs.read(older, "checkpoint");
+        Inputs.Content newText = Inputs.read(newer, "checkpoint");
+        Inputs.Content proofText = Inputs.read(proof, "proof file");
         PrintWriter out = spec.commandLine().getOut();
         Checkpoint from;
         Checkpoint to;
         try {
             from = open(older, oldText, key);
             to = open(newer, newText, key);
+            if (proofText.problem() != null) {
+                throw new Invalid(proof.toString(), proofText.problem());
+            }
             if (!from.origin().equals(to.origin())) {
                 throw new Invalid(newer.toString(), "it is of the log '" + to.origin() + "', but " + older
                         + " is of '" + from.origin() + "'");
             }
-            check(from, to, proofText);
+            check(from, to, proofText.text());
         } catch (Invalid e) {
             if (json) {
                 Output.json(out, Output.invalid(e.what, e.getMessage()));
@@ -101,7 +104,11 @@ final class ConsistencyCommand implements Callable<Integer> {
         return Exit.OK;
     }
 
-    private static Checkpoint open(Path file, String text, TrustedKey key) throws Invalid {
+    private static Checkpoint open(Path file, Inputs.Content content, TrustedKey key) throws Invalid {
+        if (content.problem() != null) {
+            throw new Invalid(file.toString(), content.problem());
+        }
+        String text = content.text();
         String origin = key.name() != null ? key.name() : text.substring(0, Math.max(0, text.indexOf('\n')));
         try {
             return Checkpoint.open(text, key.forOrigin(origin));
@@ -114,9 +121,9 @@ final class ConsistencyCommand implements Callable<Integer> {
         String what = proof.toString();
         JsonNode tree;
         try {
-            tree = Canonical.parse(proofText);
+            tree = Inputs.STRICT_JSON.readTree(proofText);
         } catch (IOException e) {
-            throw new Invalid(what, "not JSON: " + e.getMessage());
+            throw new Invalid(what, "not one JSON value: " + ReceiptCommand.message(e));
         }
         if (tree == null || !tree.isObject()) {
             throw new Invalid(what, "not a JSON object {\"from\", \"to\", \"hashes\"}");

@@ -190,6 +190,9 @@ final class InvestigateCommand extends BundleCommand implements Callable<Integer
             text.append(text.length() == 0 ? "" : ", ").append(reason.path("code").asText()).append(": ")
                     .append(reason.path("message").asText());
         }
+        if (body.has("detail")) {
+            text.append(", detail: ").append(body.path("detail").asText());
+        }
         if (body.has("note")) {
             text.append(", note: ").append(body.path("note").asText());
         }

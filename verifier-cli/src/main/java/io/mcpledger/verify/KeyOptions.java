@@ -4,6 +4,7 @@ import io.mcpledger.domain.crypto.InvalidKeyException;
 import io.mcpledger.domain.crypto.VerifyingKey;
 import io.mcpledger.domain.log.VerifierKey;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -40,7 +41,20 @@ final class KeyOptions {
             throw new UsageException("no key: give --key PEM or --vkey STR (there is no bundle to take one from)");
         }
         Path own = bundle.resolve(Bundles.PUBLIC_KEY);
-        VerifyingKey key = readPem(own, "the bundle's public key");
+        if (!Files.exists(own)) {
+            throw new UsageException("no key: the bundle has no " + Bundles.PUBLIC_KEY + "; give --key PEM or --vkey STR");
+        }
+        Inputs.Content content = Inputs.read(own, "public key");
+        VerifyingKey key;
+        try {
+            if (content.problem() != null) {
+                throw new InvalidKeyException(content.problem());
+            }
+            key = VerifyingKey.fromPem(content.text());
+        } catch (InvalidKeyException e) {
+            throw new InvalidBundleException(new LogCheck.Problem(Bundles.PUBLIC_KEY, 0,
+                    "not an Ed25519 public key PEM: " + e.getMessage()));
+        }
         err.println("ledger-verify: no --key or --vkey given, so the bundle's own " + Bundles.PUBLIC_KEY + " is used."
                 + " That shows the bundle is consistent with itself; to show it is the ledger's, bring the key you"
                 + " obtained separately (--key PEM or --vkey STR).");
@@ -49,7 +63,7 @@ final class KeyOptions {
     }
 
     private static VerifyingKey readPem(Path file, String what) {
-        String text = Inputs.readText(file, what);
+        String text = Inputs.readGiven(file, what);
         try {
             return VerifyingKey.fromPem(text);
         } catch (InvalidKeyException e) {

@@ -24,7 +24,14 @@ public final class LedgerVerify implements Callable<Integer> {
     private CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        int exit;
+        try {
+            exit = commandLine().execute(args);
+        } catch (Throwable e) { // an Error (out of memory, say) escapes picocli: still no verdict, so exit 2, not 1
+            System.err.println("ledger-verify: internal error, nothing was decided: " + e);
+            exit = Exit.USAGE;
+        }
+        System.exit(exit);
     }
 
     /**

@@ -45,6 +45,8 @@ final class LogCheck {
     private static final int BATCH = 256;
     /** Batches in flight per worker, so workers never wait for the reader. */
     private static final int AHEAD_PER_WORKER = 4;
+    /** Bytes of lines in flight at most (one batch may exceed it alone), so memory stays bounded on any input. */
+    private static final long AHEAD_BYTES = 64L << 20;
 
     /** Receives each receipt that passed every check, in log order (index is 0-based). */
     interface Sink {
@@ -95,7 +97,7 @@ final class LogCheck {
             return t;
         });
         try (InputStream in = open(entries)) {
-            return run.verify(in, pool, workers * AHEAD_PER_WORKER);
+            return run.verify(in, pool, Math.max(1, Math.min(workers, 1024)) * AHEAD_PER_WORKER);
         } finally {
             pool.shutdownNow();
             progress.done();
@@ -126,6 +128,7 @@ final class LogCheck {
         private final Map<String, Long> ids = new HashMap<>();
         private final Map<String, Head> chains = new HashMap<>();
         private final CompactRange tree = CompactRange.empty();
+        /** The empty tree's root when the checkpoint is of size 0, compared before any line. */
         private byte[] rootAtCheckpointSize;
         private long lines;
 
@@ -142,28 +145,37 @@ final class LogCheck {
         }
 
         Result verify(InputStream in, ExecutorService pool, int ahead) throws IOException {
+            if (rootAtCheckpointSize != null && !Arrays.equals(rootAtCheckpointSize, checkpoint.root())) {
+                return new Result(checkpoint, 0, 0, rootProblem());
+            }
             LineReader reader = new LineReader(in);
             ArrayDeque<CompletableFuture<Checked[]>> inFlight = new ArrayDeque<>();
-            ArrayDeque<boolean[]> unterminated = new ArrayDeque<>();
+            ArrayDeque<Long> inFlightSizes = new ArrayDeque<>();
+            long inFlightBytes = 0;
             boolean more = true;
+            boolean unterminatedLast = false;
             while (more || !inFlight.isEmpty()) {
-                while (more && inFlight.size() < ahead) {
+                while (more && inFlight.size() < ahead && (inFlight.isEmpty() || inFlightBytes < AHEAD_BYTES)) {
                     List<byte[]> batch = new ArrayList<>(BATCH);
                     more = reader.next(batch, BATCH);
                     if (batch.isEmpty()) {
                         break;
                     }
                     byte[][] raw = batch.toArray(new byte[0][]);
+                    long bytes = batch.stream().mapToLong(b -> b.length).sum();
                     inFlight.add(CompletableFuture.supplyAsync(() -> checkAll(raw), pool));
-                    unterminated.add(new boolean[] {!more && reader.endedMidLine()});
+                    inFlightSizes.add(bytes);
+                    inFlightBytes += bytes;
+                    unterminatedLast = !more && reader.endedMidLine();
                 }
                 if (inFlight.isEmpty()) {
                     break;
                 }
                 Checked[] done = inFlight.poll().join();
-                boolean lastUnterminated = unterminated.poll()[0];
+                inFlightBytes -= inFlightSizes.poll();
+                boolean lastBatch = inFlight.isEmpty() && !more;
                 for (int i = 0; i < done.length; i++) {
-                    boolean noNewline = lastUnterminated && i == done.length - 1;
+                    boolean noNewline = lastBatch && unterminatedLast && i == done.length - 1;
                     Problem problem = judge(done[i], noNewline);
                     if (problem != null) {
                         inFlight.forEach(f -> f.cancel(true));
@@ -180,6 +192,9 @@ final class LogCheck {
             CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT);
             for (int i = 0; i < raw.length; i++) {
+                if (Thread.currentThread().isInterrupted()) {
+                    return out; // the judge stopped at an earlier problem and will not read these
+                }
                 out[i] = check(raw[i], utf8);
             }
             return out;
@@ -230,6 +245,11 @@ final class LogCheck {
         /** The checks that need earlier lines, in order: null when the line is good. */
         private Problem judge(Checked checked, boolean noNewline) {
             long line = ++lines;
+            if (line > checkpoint.size()) {
+                // The first checkpoint.size() lines already matched its root when the last of them was added.
+                return new Problem(Bundles.ENTRIES, line, "not covered by the checkpoint, which is for the first "
+                        + checkpoint.size() + " lines only: the checkpoint is stale, or lines were appended after it");
+            }
             String reason = checked.problem();
             if (reason == null) {
                 reason = judgeInOrder(checked.receipt(), line);
@@ -243,10 +263,16 @@ final class LogCheck {
                 return new Problem(Bundles.ENTRIES, line, reason);
             }
             tree.append(checked.leafHash());
-            if (tree.size() == checkpoint.size()) {
-                rootAtCheckpointSize = tree.root();
+            if (tree.size() == checkpoint.size() && !Arrays.equals(tree.root(), checkpoint.root())) {
+                return rootProblem();
             }
             return null;
+        }
+
+        private Problem rootProblem() {
+            return new Problem(Bundles.ENTRIES, 0, "the Merkle root of the first " + checkpoint.size() + " lines is"
+                    + " not the checkpoint's: every line is validly signed and every session chain holds, so lines of"
+                    + " different sessions were swapped or moved, or lines were replaced by other validly signed ones");
         }
 
         private String judgeInOrder(Receipt receipt, long line) {
@@ -295,23 +321,13 @@ final class LogCheck {
             return null;
         }
 
-        /** After the last line: the count and the Merkle root against the checkpoint. */
+        /** After the last line: were there as many as the checkpoint covers (the root was compared at that size). */
         private Problem finish() {
             long size = checkpoint.size();
             if (lines < size) {
                 return new Problem(Bundles.ENTRIES, lines + 1, "missing: the checkpoint covers " + size
                         + " entries but the file ends after " + lines + " lines (its tail is cut off, or lines"
                         + " were dropped)");
-            }
-            if (!Arrays.equals(rootAtCheckpointSize, checkpoint.root())) {
-                return new Problem(Bundles.ENTRIES, 0, "the Merkle root of the first " + size + " lines is not the"
-                        + " checkpoint's: every line is validly signed and every session chain holds, so lines of"
-                        + " different sessions were swapped or moved, or lines were replaced by other validly signed"
-                        + " ones");
-            }
-            if (lines > size) {
-                return new Problem(Bundles.ENTRIES, size + 1, "not covered by the checkpoint, which is for the first "
-                        + size + " lines only: the checkpoint is stale, or lines were appended after it");
             }
             return null;
         }

@@ -2,6 +2,7 @@ package io.mcpledger.verify;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
@@ -30,13 +31,13 @@ final class LogCommand extends BundleCommand implements Callable<Integer> {
             Output.json(out(), node);
         } else {
             PrintWriter out = out();
-            out.printf("VALID: %,d entries of the log %s%n", result.lines(), origin);
-            out.printf("  checkpoint  size %d, root %s, signature verified%n", result.checkpoint().size(),
+            out.printf(Locale.ROOT, "VALID: %,d entries of the log %s%n", result.lines(), origin);
+            out.printf(Locale.ROOT, "  checkpoint  size %d, root %s, signature verified%n", result.checkpoint().size(),
                     root(result.checkpoint()));
-            out.printf("  lines       each canonical, signed (keyId %s) and used once%n", trusted.keyId(origin));
-            out.printf("  sessions    %,d, each chain linked from seq 1%n", result.sessions());
-            out.printf("  key         %s%n", trusted.source());
-            out.printf("  tree        the Merkle root of the %,d lines is the checkpoint's%n", result.lines());
+            out.printf(Locale.ROOT, "  lines       each canonical, signed (keyId %s) and used once%n", trusted.keyId(origin));
+            out.printf(Locale.ROOT, "  sessions    %,d, each chain linked from seq 1%n", result.sessions());
+            out.printf(Locale.ROOT, "  key         %s%n", trusted.source());
+            out.printf(Locale.ROOT, "  tree        the Merkle root of the %,d lines is the checkpoint's%n", result.lines());
             out.flush();
         }
         return Exit.OK;

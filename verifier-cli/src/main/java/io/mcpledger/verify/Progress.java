@@ -1,6 +1,7 @@
 package io.mcpledger.verify;
 
 import java.io.PrintWriter;
+import java.util.Locale;
 
 /**
  * A one-line progress report on a terminal while a long log is checked: after the first second, at most five times a
@@ -43,7 +44,7 @@ final class Progress {
         last = now;
         long percent = totalBytes > 0 ? Math.min(100, bytes * 100 / totalBytes) : 0;
         long seconds = (now - started) / 1_000_000_000L;
-        String text = String.format("ledger-verify: %,d lines checked (%d%%), %d s", lines, percent, seconds);
+        String text = String.format(Locale.ROOT, "ledger-verify: %,d lines checked (%d%%), %d s", lines, percent, seconds);
         err.print("\r" + text + " ".repeat(Math.max(0, width - text.length())));
         err.flush();
         width = text.length();

@@ -64,10 +64,16 @@ final class ReceiptCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         TrustedKey key = keys.resolve(null, spec.commandLine().getErr());
-        String text = Inputs.readText(file, "receipt file");
-        String proofText = proof == null ? null : Inputs.readText(proof, "proof file");
+        Inputs.Content text = Inputs.read(file, "receipt file");
+        Inputs.Content proofText = proof == null ? null : Inputs.read(proof, "proof file");
         try {
-            return valid(check(key, text, proofText), key);
+            if (text.problem() != null) {
+                throw new Invalid(file.toString(), text.problem());
+            }
+            if (proofText != null && proofText.problem() != null) {
+                throw new Invalid(proof.toString(), proofText.problem());
+            }
+            return valid(check(key, text.text(), proofText == null ? null : proofText.text()), key);
         } catch (Invalid e) {
             PrintWriter out = spec.commandLine().getOut();
             if (json) {
@@ -87,9 +93,9 @@ final class ReceiptCommand implements Callable<Integer> {
         String what = file.toString();
         JsonNode tree;
         try {
-            tree = Canonical.parse(text);
+            tree = Inputs.STRICT_JSON.readTree(text);
         } catch (IOException e) {
-            throw new Invalid(what, "not JSON: " + e.getMessage());
+            throw new Invalid(what, "not one JSON value: " + message(e));
         }
         if (tree == null || !tree.isObject()) {
             throw new Invalid(what, "not a JSON object");
@@ -150,6 +156,11 @@ final class ReceiptCommand implements Callable<Integer> {
             checkpoints.add(checkpoint);
         }
         return new Checked(receipt, proofs, checkpoints);
+    }
+
+    static String message(IOException e) {
+        return e instanceof com.fasterxml.jackson.core.JsonProcessingException json ? json.getOriginalMessage()
+                : e.getMessage();
     }
 
     private static Inclusion fromAnswer(JsonNode answer, String what) throws Invalid {

@@ -10,6 +10,7 @@ import io.mcpledger.domain.session.SessionState;
 import io.mcpledger.domain.session.SessionStatus;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -62,39 +63,39 @@ final class ReplayCommand extends BundleCommand implements Callable<Integer> {
 
     private void print(LedgerState state, String digest, LogCheck.Result result) {
         PrintWriter out = out();
-        out.printf("Replayed %,d of %,d entries of the log %s (the log verified).%n", state.size(), result.lines(),
+        out.printf(Locale.ROOT, "Replayed %,d of %,d entries of the log %s (the log verified).%n", state.size(), result.lines(),
                 result.checkpoint().origin());
         out.println("Policy in force: " + (state.policy() == null ? "none ever activated" : state.policy()));
         out.println();
         List<SessionState> sessions = List.copyOf(state.sessions().values());
-        out.printf("Sessions (%d):%n", sessions.size());
+        out.printf(Locale.ROOT, "Sessions (%d):%n", sessions.size());
         for (SessionState s : sessions) {
-            out.printf("  %s  %s  principal %s, server %s, seq %d, resumes %d, last activity %s%n", s.id(),
+            out.printf(Locale.ROOT, "  %s  %s  principal %s, server %s, seq %d, resumes %d, last activity %s%n", s.id(),
                     s.status().wire(), s.principal(), s.serverId(), s.seq(), s.resumes(),
                     Timestamps.format(s.lastActivityAt()));
-            out.printf("      calls: %d admitted, %d refused, %d completed, %d unknown, %d pending%n", s.admitted(),
+            out.printf(Locale.ROOT, "      calls: %d admitted, %d refused, %d completed, %d unknown, %d pending%n", s.admitted(),
                     s.refused(), s.completed(), s.unknown(), s.pending());
         }
         out.println();
         out.println("Capabilities:");
         for (SessionState s : sessions) {
-            out.printf("  %s  %s  session %s%n", s.capability().id(), s.capabilityRevoked() ? "REVOKED" : "in force",
+            out.printf(Locale.ROOT, "  %s  %s  session %s%n", s.capability().id(), s.capabilityRevoked() ? "REVOKED" : "in force",
                     s.id());
             for (JsonNode grant : s.capability().grantsJson()) {
-                out.printf("      %s/%s %s until %s%n", grant.path("server").asText(), grant.path("tool").asText(),
+                out.printf(Locale.ROOT, "      %s/%s %s until %s%n", grant.path("server").asText(), grant.path("tool").asText(),
                         operations(grant),
                         grant.path("notAfter").asText());
             }
         }
         out.println();
-        out.printf("Revoked principals (%d, by tokenRef):%n", state.revokedPrincipals().size());
+        out.printf(Locale.ROOT, "Revoked principals (%d, by tokenRef):%n", state.revokedPrincipals().size());
         state.revokedPrincipals().forEach(ref -> out.println("  " + ref));
         out.println();
         List<SessionState> tombstones = sessions.stream().filter(s -> s.status() != SessionStatus.ACTIVE).toList();
-        out.printf("Tombstones (%d: deleted or expired sessions, which cannot be resumed):%n", tombstones.size());
-        tombstones.forEach(s -> out.printf("  %s  %s (last receipt seq %d)%n", s.id(), s.status().wire(), s.seq()));
+        out.printf(Locale.ROOT, "Tombstones (%d: deleted or expired sessions, which cannot be resumed):%n", tombstones.size());
+        tombstones.forEach(s -> out.printf(Locale.ROOT, "  %s  %s (last receipt seq %d)%n", s.id(), s.status().wire(), s.seq()));
         out.println();
-        out.printf("Projection digest at tree size %d: %s%n", state.size(), digest);
+        out.printf(Locale.ROOT, "Projection digest at tree size %d: %s%n", state.size(), digest);
         out.flush();
     }
 

@@ -127,7 +127,13 @@ class ConsistencyCommandTest {
     @Test
     void malformedProofsAreInvalid() throws Exception {
         Path notJson = Files.writeString(dir.resolve("p1"), "from=2");
-        assertThat(Run.of("consistency", older(2), latest, notJson, "--key", key).out()).contains("not JSON");
+        assertThat(Run.of("consistency", older(2), latest, notJson, "--key", key).out()).contains("not one JSON value");
+        Path twice = Files.writeString(dir.resolve("p4"), "{\"from\":2,\"to\":6,\"hashes\":[],\"from\":3}");
+        assertThat(Run.of("consistency", older(2), latest, twice, "--key", key).out()).contains("Duplicate field 'from'");
+        Path binary = Files.write(dir.resolve("old-binary"), new byte[] {(byte) 0xff, 0x0a});
+        Run notText = Run.of("consistency", binary, latest, proof(2), "--key", key);
+        assertThat(notText.exit()).isEqualTo(Exit.INVALID);
+        assertThat(notText.out()).contains("not UTF-8 text");
         Path extra = Files.writeString(dir.resolve("p2"), "{\"from\":2,\"to\":6,\"hashes\":[],\"x\":1}");
         assertThat(Run.of("consistency", older(2), latest, extra, "--key", key).out()).contains("unknown field 'x'");
         Path badHash = Files.writeString(dir.resolve("p3"), "{\"from\":2,\"to\":6,\"hashes\":[\"abc\"]}");

@@ -153,6 +153,30 @@ class ReceiptCommandTest {
     }
 
     @Test
+    void ambiguousJsonIsInvalid() throws Exception {
+        // A second value after the receipt, or a member named twice, could be read more than one way.
+        Run trailing = Run.of("receipt", write("r.json", line(2) + "{\"kind\":\"call.refused\"}"), "--key", key);
+        assertThat(trailing.exit()).isEqualTo(Exit.INVALID);
+        assertThat(trailing.out()).contains("not one JSON value");
+        String twice = "{\"kind\":\"call.refused\"," + line(2).substring(1);
+        assertThat(Run.of("receipt", write("r.json", twice), "--key", key).out()).contains("Duplicate field 'kind'");
+        String answerTwice = "{\"receipt\":{\"id\":\"forged\"},\"receipt\":" + line(2) + "}";
+        assertThat(Run.of("receipt", write("a.json", answerTwice), "--key", key).exit()).isEqualTo(Exit.INVALID);
+    }
+
+    @Test
+    void anotherSpellingOfTheSameSignatureIsInvalid() throws Exception {
+        // The last base64 character before "==" has four unused bits: flipping one decodes to the same signature.
+        String genuine = line(2);
+        int end = genuine.indexOf("==\",\"v\":1}");
+        char last = genuine.charAt(end - 1);
+        String malleated = genuine.substring(0, end - 1) + (char) (last ^ 1) + genuine.substring(end);
+        Run run = Run.of("receipt", write("r.json", malleated), "--key", key);
+        assertThat(run.exit()).isEqualTo(Exit.INVALID);
+        assertThat(run.out()).contains("'sig' is not padded standard base64 in its one canonical spelling");
+    }
+
+    @Test
     void withoutAKeyOrAFileItIsAUsageError() throws Exception {
         Run noKey = Run.of("receipt", write("r.json", line(1)));
         assertThat(noKey.exit()).isEqualTo(Exit.USAGE);

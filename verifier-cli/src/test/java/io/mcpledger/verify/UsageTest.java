@@ -35,7 +35,8 @@ class UsageTest {
         usage(Run.of("log", bundle(), "--frobnicate"), "Unknown option: '--frobnicate'");
         usage(Run.of("investigate", bundle()), "Missing required option: '--request-id=ID'");
         usage(Run.of("replay", bundle(), "--upto", "many"), "Invalid value for option '--upto'");
-        usage(Run.of("log", bundle(), "--threads", "0"), "--threads must be at least 1, not 0");
+        usage(Run.of("log", bundle(), "--threads", "0"), "--threads must be 1 to 256, not 0");
+        usage(Run.of("log", bundle(), "--threads", "600000000"), "--threads must be 1 to 256, not 600000000");
     }
 
     @Test
@@ -46,7 +47,7 @@ class UsageTest {
         usage(Run.of("log", bundle), "it has no checkpoint file");
         Path other = TestLog.write(dir.resolve("b2"), TestLog.vectorLines(), TestLog.vectorCheckpoint());
         Files.delete(other.resolve(Bundles.PUBLIC_KEY));
-        usage(Run.of("log", other), "cannot read the bundle's public key");
+        usage(Run.of("log", other), "no key: the bundle has no public-key.pem; give --key PEM or --vkey STR");
     }
 
     @Test

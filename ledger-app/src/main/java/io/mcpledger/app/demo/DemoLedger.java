@@ -34,7 +34,8 @@ final class DemoLedger implements AutoCloseable {
     private final LoadedState state;
     private final Duration checkpointInterval;
     private final Map<Role, String> credentials = new EnumMap<>(Role.class);
-    /** 0 until the first start: the system picks a free port, and every restart listens on that one again. */
+    /** The port of the running service: the system picks a free one at every start, as a port just released may be
+     * taken by another process before a restart could bind it again (edges find the ledger again by its address). */
     private int port;
     private LedgerServer server;
     private HttpClient http;
@@ -70,7 +71,7 @@ final class DemoLedger implements AutoCloseable {
 
     /** Starts the service, which first replays everything stored in the state; no policy file is given to it. */
     void start() {
-        LedgerSettings settings = new LedgerSettings(stateDirectory, null, new HostPort(HOST, port), null,
+        LedgerSettings settings = new LedgerSettings(stateDirectory, null, new HostPort(HOST, 0), null,
                 IDLE_EXPIRY, MAX_ACTIVE_SESSIONS, checkpointInterval);
         server = LedgerServer.start(state, settings, Clock.systemUTC());
         port = server.port();

@@ -215,8 +215,9 @@ public final class PricingDeskStory {
                 "exit 0 and 'Exported " + treeSize + " entries'", () -> "exit " + export.exit() + ": "
                         + (export.out() + export.err()).strip());
 
-        step("A compliance team verifies the bundle offline with the ledger's public key: ledger-verify log.");
-        Path key = bundle.resolve(Bundle.PUBLIC_KEY);
+        step("A compliance team verifies the bundle offline with the ledger's public key, obtained apart from the"
+                + " bundle (here from the state directory): ledger-verify log.");
+        Path key = ledger.stateDirectory().resolve(StateDirectory.PUBLIC_KEY);
         ToolRun log = ToolRun.ledgerVerify("log", bundle.toString(), "--key", key.toString());
         show("auditor", log);
         expect(log.exit() == 0, "exit 0 (the log is valid)", () -> "exit " + log.exit());
@@ -536,7 +537,8 @@ public final class PricingDeskStory {
         int line = index + 1;
         say.say("auditor", "copies the bundle to " + copy + " and changes " + TAMPER_FROM + " to " + TAMPER_TO);
         say.more("in " + Bundle.ENTRIES + " line " + line + " (the call.admitted receipt of " + TAMPERED_REQUEST + ")");
-        ToolRun log = ToolRun.ledgerVerify("log", copy.toString(), "--key", copy.resolve(Bundle.PUBLIC_KEY).toString());
+        ToolRun log = ToolRun.ledgerVerify("log", copy.toString(), "--key",
+                ledger.stateDirectory().resolve(StateDirectory.PUBLIC_KEY).toString());
         show("auditor", log);
         expect(log.exit() == 1 && log.out().contains(Bundle.ENTRIES + " line " + line + " "),
                 "exit 1 naming " + Bundle.ENTRIES + " line " + line, () -> "exit " + log.exit() + ": "

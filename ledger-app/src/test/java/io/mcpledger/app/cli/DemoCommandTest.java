@@ -157,7 +157,7 @@ class DemoCommandTest {
     void theBundleIsExportedAndVerifiedOffline() {
         assertThat(step(21)).contains("200 tree size 20, digest ", "200 signed checkpoint of size 20:");
         assertThat(step(22)).contains("$ ledger-app export --state ", "exit 0", "| Exported 20 entries to ");
-        assertThat(step(23)).contains("$ ledger-verify log ", "/bundle --key ", "/bundle/public-key.pem", "exit 0",
+        assertThat(step(23)).contains("$ ledger-verify log ", "/bundle --key ", "/state/public-key.pem", "exit 0",
                 "| VALID: 20 entries of the log ledger.local/");
     }
 

@@ -14,6 +14,7 @@ public final class VerifyingKey {
         this.parameters = new Ed25519PublicKeyParameters(this.raw, 0);
     }
 
+    /** The key of 32 raw bytes; IllegalArgumentException unless they are 32 and encode a point of the curve. */
     public static VerifyingKey fromRaw(byte[] raw) {
         if (raw.length != Ed25519PublicKeyParameters.KEY_SIZE) {
             throw new IllegalArgumentException("an Ed25519 public key is 32 bytes, got " + raw.length);
@@ -21,8 +22,18 @@ public final class VerifyingKey {
         return new VerifyingKey(raw);
     }
 
+    /** The key of 32 raw bytes, refused as an InvalidKeyException unless they encode a point of the curve. */
+    public static VerifyingKey checked(byte[] raw) throws InvalidKeyException {
+        try {
+            return fromRaw(raw);
+        } catch (IllegalArgumentException e) {
+            // Bouncy Castle refuses bytes that are not a point of the curve when it decodes them.
+            throw new InvalidKeyException("Invalid key, not an Ed25519 public key: " + e.getMessage(), e);
+        }
+    }
+
     public static VerifyingKey fromPem(String pem) throws InvalidKeyException {
-        return new VerifyingKey(Ed25519Pem.readPublicRaw(pem));
+        return checked(Ed25519Pem.readPublicRaw(pem));
     }
 
     public boolean verify(byte[] message, byte[] signature) {

@@ -10,13 +10,18 @@ public final class StrictBase64 {
     private StrictBase64() {
     }
 
-    /** The decoded bytes, or null when {@code text} is not padded standard base64. */
+    /**
+     * The decoded bytes, or null when {@code text} is not the one padded standard base64 spelling of its bytes. Java's
+     * decoder also ignores the unused low bits of the last character, so several spellings decode alike; only the one
+     * the encoder writes is accepted, so that no byte of a signed text can change unnoticed.
+     */
     public static byte[] decode(String text) {
         if (text.length() % 4 != 0) {
             return null;
         }
         try {
-            return Base64.getDecoder().decode(text);
+            byte[] bytes = Base64.getDecoder().decode(text);
+            return Base64.getEncoder().encodeToString(bytes).equals(text) ? bytes : null;
         } catch (IllegalArgumentException e) {
             return null;
         }

@@ -48,7 +48,7 @@ public final class VerifierKey {
         if (typed.length != 33 || typed[0] != LogKeys.ED25519_TYPE) {
             throw new InvalidKeyException("Invalid verifier key, expected an Ed25519 key (type 0x01 and 32 bytes)");
         }
-        VerifyingKey key = VerifyingKey.fromRaw(Arrays.copyOfRange(typed, 1, typed.length));
+        VerifyingKey key = VerifyingKey.checked(Arrays.copyOfRange(typed, 1, typed.length));
         VerifierKey parsed = of(name, key);
         if (!MessageDigest.isEqual(parsed.keyHash, Hex.decode(parts[1]))) {
             throw new InvalidKeyException("Invalid verifier key, its key hash " + parts[1] + " does not match its name"

@@ -7,10 +7,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.Identifiers;
 import io.mcpledger.domain.crypto.Hex;
 import io.mcpledger.domain.crypto.Sha256;
+import io.mcpledger.domain.log.StrictBase64;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.Base64;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
@@ -133,7 +133,8 @@ public final class Receipt {
         Instant at;
         try {
             at = Timestamps.parse(atText);
-            if (Base64.getDecoder().decode(sig).length != 64) {
+            byte[] signature = StrictBase64.decode(sig);
+            if (signature == null || signature.length != 64) {
                 return null;
             }
         } catch (IllegalArgumentException e) {
@@ -175,7 +176,9 @@ public final class Receipt {
         try {
             tree = Canonical.parse(line);
         } catch (IOException e) {
-            throw new InvalidReceiptException("not JSON: " + e.getMessage(), e);
+            String why = e instanceof com.fasterxml.jackson.core.JsonProcessingException json
+                    ? json.getOriginalMessage() : e.getMessage();
+            throw new InvalidReceiptException("not JSON: " + why, e);
         }
         if (!(tree instanceof ObjectNode json)) {
             throw new InvalidReceiptException("not a JSON object");
@@ -236,12 +239,12 @@ public final class Receipt {
             throw new InvalidReceiptException("'keyId' must be 8 lowercase hex characters");
         }
         String sig = requireText(json, "sig");
-        try {
-            if (Base64.getDecoder().decode(sig).length != 64) {
-                throw new InvalidReceiptException("'sig' must be a 64-byte Ed25519 signature");
-            }
-        } catch (IllegalArgumentException e) {
-            throw new InvalidReceiptException("'sig' is not standard base64", e);
+        byte[] signature = StrictBase64.decode(sig);
+        if (signature == null) {
+            throw new InvalidReceiptException("'sig' is not padded standard base64 in its one canonical spelling");
+        }
+        if (signature.length != 64) {
+            throw new InvalidReceiptException("'sig' must be a 64-byte Ed25519 signature");
         }
         return new Receipt(line, json, kind, at);
     }

@@ -11,6 +11,9 @@ import java.util.Objects;
  * the chain ({@code seq} runs 1, 2, 3... and {@code prev} is the hash of the receipt before).
  */
 public final class SessionFold {
+    /** The statuses an operator's resolution may record (spec section 4). */
+    private static final java.util.Set<String> RESOLUTIONS = java.util.Set.of("ok", "error", "not_run");
+
     private SessionFold() {
     }
 
@@ -91,7 +94,12 @@ public final class SessionFold {
                 if (call.outcome() != CallRecord.Outcome.UNKNOWN || call.resolution() != null) {
                     throw new FoldException("request " + call.requestId() + " is resolved but is not unknown");
                 }
-                call.recordResolution(r.body().path("status").asText(), r);
+                String status = r.body().path("status").asText();
+                if (!RESOLUTIONS.contains(status)) {
+                    throw new FoldException("request " + call.requestId() + " is resolved with status '" + status
+                            + "'; only ok, error and not_run settle a call");
+                }
+                call.recordResolution(status, r);
                 state.unknown--;
                 state.completed++;
             }

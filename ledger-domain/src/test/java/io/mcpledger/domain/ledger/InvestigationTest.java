@@ -268,10 +268,19 @@ class InvestigationTest {
 
     @Test
     void aResolutionOutsideOkErrorAndNotRunIsAnInvalidLog() {
-        SessionScript s = SessionScript.initialized().call("req-1", "quote", ARGS, 1).resume(EDGE_2, 2)
-                .resolve("req-1", "maybe", "unsure", 3);
+        // The aggregate refuses to apply such a resolution, so a key holder signs one by hand after a valid one.
+        List<Receipt> receipts = new ArrayList<>(SessionScript.initialized().call("req-1", "quote", ARGS, 1)
+                .resume(EDGE_2, 2).resolve("req-1", "ok", "unsure", 3).receipts());
+        Receipt ok = receipts.remove(receipts.size() - 1);
+        com.fasterxml.jackson.databind.node.ObjectNode body =
+                (com.fasterxml.jackson.databind.node.ObjectNode) ok.body();
+        body.put("status", "maybe");
+        receipts.add(new io.mcpledger.domain.receipt.ReceiptSigner(
+                io.mcpledger.domain.crypto.SigningKey.fromSeed(io.mcpledger.domain.session.TestLedger.SEED),
+                io.mcpledger.domain.session.TestLedger.ORIGIN).sign(new io.mcpledger.domain.receipt.ReceiptDraft(ok.id(),
+                ok.kind(), ok.at(), ok.session(), ok.seq(), ok.prev(), ok.request(), body)));
 
-        assertThatThrownBy(() -> investigate(s, "req-1"))
+        assertThatThrownBy(() -> Investigation.of(receipts, "req-1"))
                 .isInstanceOf(FoldException.class)
                 .hasMessage("request req-1 is resolved with status 'maybe'; only ok, error and not_run settle a call");
     }
