@@ -35,6 +35,9 @@ final class InvestigateCommand extends BundleCommand implements Callable<Integer
     @Option(names = "--session", paramLabel = "ID", description = "The session, when the requestId was used in several.")
     String session;
 
+    @Option(names = "--by-root", description = BY_ROOT_HELP)
+    boolean byRoot;
+
     @Override
     public Integer call() {
         LedgerState state = new LedgerState();
@@ -48,7 +51,7 @@ final class InvestigateCommand extends BundleCommand implements Callable<Integer
                     used.add(receipt.session());
                 }
             }
-        });
+        }, !byRoot);
         if (!result.valid()) {
             return invalid(result.problem());
         }

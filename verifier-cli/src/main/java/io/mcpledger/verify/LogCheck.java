@@ -41,8 +41,10 @@ import java.util.concurrent.Executors;
  * time, ahead of the reader. A {@link Sink} sees each valid receipt in log order, on the calling thread.
  */
 final class LogCheck {
-    /** Lines per task handed to a worker. */
-    private static final int BATCH = 256;
+    /** Bytes read at a time; a worker splits each chunk's whole lines and checks them. */
+    private static final int CHUNK = 256 << 10;
+    /** Longer lines are not receipts; they are refused without being read whole. */
+    static final int MAX_LINE = 1 << 20;
     /** Batches in flight per worker, so workers never wait for the reader. */
     private static final int AHEAD_PER_WORKER = 4;
     /** Bytes of lines in flight at most (one batch may exceed it alone), so memory stays bounded on any input. */
@@ -82,6 +84,17 @@ final class LogCheck {
      */
     static Result run(Path entries, String checkpointText, TrustedKey key, Sink sink, Progress progress, int workers)
             throws IOException {
+        return run(entries, checkpointText, key, sink, progress, workers, true);
+    }
+
+    /**
+     * As {@link #run(Path, String, TrustedKey, Sink, Progress, int)}; with signatures false each receipt's own
+     * signature is not checked, and the lines are authenticated by the signed checkpoint's Merkle root alone (which
+     * binds every byte of every line it covers).
+     */
+    static Result run(Path entries, String checkpointText, TrustedKey key, Sink sink, Progress progress, int workers,
+            boolean signatures)
+            throws IOException {
         String origin = key.name() != null ? key.name() : firstLine(checkpointText);
         Checkpoint checkpoint;
         try {
@@ -90,7 +103,8 @@ final class LogCheck {
         } catch (InvalidProofException e) {
             return new Result(null, 0, 0, new Problem(Bundles.CHECKPOINT, 0, "does not verify: " + e.getMessage()));
         }
-        Run run = new Run(checkpoint, key.key(), key.keyId(origin), origin, sink, progress);
+        Run run = new Run(checkpoint, signatures ? key.key() : null, key.keyId(origin), origin, sink, progress,
+                Files.size(entries) / 256);
         ExecutorService pool = Executors.newFixedThreadPool(workers, r -> {
             Thread t = new Thread(r, "ledger-verify-worker");
             t.setDaemon(true);
@@ -120,19 +134,25 @@ final class LogCheck {
     /** One verification: the state of the in-order judging. */
     private static final class Run {
         private final Checkpoint checkpoint;
+        /** The key receipts' signatures are checked with; null when the checkpoint's root alone authenticates them. */
         private final VerifyingKey key;
         private final String keyId;
         private final String origin;
         private final Sink sink;
         private final Progress progress;
-        private final Map<String, Long> ids = new HashMap<>();
-        private final Map<String, Head> chains = new HashMap<>();
+        private final Map<String, Long> ids;
+        private final Map<String, Head> chains;
         private final CompactRange tree = CompactRange.empty();
         /** The empty tree's root when the checkpoint is of size 0, compared before any line. */
         private byte[] rootAtCheckpointSize;
         private long lines;
 
-        Run(Checkpoint checkpoint, VerifyingKey key, String keyId, String origin, Sink sink, Progress progress) {
+        Run(Checkpoint checkpoint, VerifyingKey key, String keyId, String origin, Sink sink, Progress progress,
+                long expectedLines) {
+            // Sized for the file (receipts are some hundreds of bytes), so the maps are not rebuilt as they grow.
+            int capacity = (int) Math.min(1 << 24, Math.max(16, expectedLines * 4 / 3));
+            this.ids = new HashMap<>(capacity);
+            this.chains = new HashMap<>(Math.max(16, capacity / 8));
             this.checkpoint = checkpoint;
             this.key = key;
             this.keyId = keyId;
@@ -148,34 +168,30 @@ final class LogCheck {
             if (rootAtCheckpointSize != null && !Arrays.equals(rootAtCheckpointSize, checkpoint.root())) {
                 return new Result(checkpoint, 0, 0, rootProblem());
             }
-            LineReader reader = new LineReader(in);
+            ChunkReader reader = new ChunkReader(in);
             ArrayDeque<CompletableFuture<Checked[]>> inFlight = new ArrayDeque<>();
-            ArrayDeque<Long> inFlightSizes = new ArrayDeque<>();
+            ArrayDeque<Chunk> inFlightChunks = new ArrayDeque<>();
             long inFlightBytes = 0;
             boolean more = true;
-            boolean unterminatedLast = false;
             while (more || !inFlight.isEmpty()) {
                 while (more && inFlight.size() < ahead && (inFlight.isEmpty() || inFlightBytes < AHEAD_BYTES)) {
-                    List<byte[]> batch = new ArrayList<>(BATCH);
-                    more = reader.next(batch, BATCH);
-                    if (batch.isEmpty()) {
+                    Chunk chunk = reader.next();
+                    if (chunk == null) {
+                        more = false;
                         break;
                     }
-                    byte[][] raw = batch.toArray(new byte[0][]);
-                    long bytes = batch.stream().mapToLong(b -> b.length).sum();
-                    inFlight.add(CompletableFuture.supplyAsync(() -> checkAll(raw), pool));
-                    inFlightSizes.add(bytes);
-                    inFlightBytes += bytes;
-                    unterminatedLast = !more && reader.endedMidLine();
+                    inFlight.add(CompletableFuture.supplyAsync(() -> checkAll(chunk), pool));
+                    inFlightChunks.add(chunk);
+                    inFlightBytes += chunk.length();
                 }
                 if (inFlight.isEmpty()) {
                     break;
                 }
                 Checked[] done = inFlight.poll().join();
-                inFlightBytes -= inFlightSizes.poll();
-                boolean lastBatch = inFlight.isEmpty() && !more;
+                Chunk chunk = inFlightChunks.poll();
+                inFlightBytes -= chunk.length();
                 for (int i = 0; i < done.length; i++) {
-                    boolean noNewline = lastBatch && unterminatedLast && i == done.length - 1;
+                    boolean noNewline = chunk.unterminated() && i == done.length - 1;
                     Problem problem = judge(done[i], noNewline);
                     if (problem != null) {
                         inFlight.forEach(f -> f.cancel(true));
@@ -187,31 +203,42 @@ final class LogCheck {
             return new Result(checkpoint, lines, chains.size(), finish());
         }
 
-        private Checked[] checkAll(byte[][] raw) {
-            Checked[] out = new Checked[raw.length];
+        /** Splits a chunk into its lines and checks each: run on a worker. */
+        private Checked[] checkAll(Chunk chunk) {
+            if (chunk.tooLong()) {
+                return new Checked[] {new Checked(null, null, "the line is longer than " + MAX_LINE + " bytes, which no"
+                        + " receipt is")};
+            }
+            List<Checked> out = new ArrayList<>(chunk.length() / 256 + 1);
             CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT);
-            for (int i = 0; i < raw.length; i++) {
+            byte[] data = chunk.data();
+            int start = 0;
+            while (start < chunk.length()) {
                 if (Thread.currentThread().isInterrupted()) {
-                    return out; // the judge stopped at an earlier problem and will not read these
+                    break; // the judge stopped at an earlier problem and will not read these
                 }
-                out[i] = check(raw[i], utf8);
+                int end = start;
+                while (end < chunk.length() && data[end] != '\n') {
+                    end++;
+                }
+                out.add(check(data, start, end - start, utf8));
+                start = end + 1;
             }
-            return out;
+            return out.toArray(new Checked[0]);
         }
 
         /** The per-line checks that need no other line: run on a worker. */
-        private Checked check(byte[] raw, CharsetDecoder utf8) {
-            if (raw == LineReader.TOO_LONG) {
-                return new Checked(null, null, "the line is longer than " + LineReader.MAX_LINE + " bytes, which no"
-                        + " receipt is");
+        private Checked check(byte[] data, int offset, int length, CharsetDecoder utf8) {
+            if (length > MAX_LINE) {
+                return new Checked(null, null, "the line is longer than " + MAX_LINE + " bytes, which no receipt is");
             }
-            if (raw.length == 0) {
+            if (length == 0) {
                 return new Checked(null, null, "the line is empty");
             }
             String text;
             try {
-                text = utf8.decode(ByteBuffer.wrap(raw)).toString();
+                text = utf8.decode(ByteBuffer.wrap(data, offset, length)).toString();
             } catch (CharacterCodingException e) {
                 return new Checked(null, null, "not UTF-8");
             }
@@ -229,17 +256,12 @@ final class LogCheck {
                 return new Checked(null, null, "receipt " + receipt.id() + " carries keyId " + receipt.keyId()
                         + ", but the key's is " + keyId + " (signed by another key, or the wrong key was given)");
             }
-            byte[] signature = Base64.getDecoder().decode(receipt.sig());
-            if (!checkpointKeyVerifies(receipt, signature)) {
+            if (key != null && !key.verify(receipt.signingInput(), Base64.getDecoder().decode(receipt.sig()))) {
                 return new Checked(null, null, "the signature of receipt " + receipt.id() + " does not verify: the"
                         + " line was changed after signing");
             }
             receipt.hash();
-            return new Checked(receipt, Merkle.leafHash(raw), null);
-        }
-
-        private boolean checkpointKeyVerifies(Receipt receipt, byte[] signature) {
-            return key.verify(receipt.signingInput(), signature);
+            return new Checked(receipt, Merkle.leafHash(data, offset, length), null);
         }
 
         /** The checks that need earlier lines, in order: null when the line is good. */
@@ -333,84 +355,56 @@ final class LogCheck {
         }
     }
 
-    /** Splits a stream into lines at '\n' (the newline is not part of the line); lines keep their exact bytes. */
-    private static final class LineReader {
-        /** Longer lines are not read whole: they stand for themselves as this marker. */
-        static final int MAX_LINE = 1 << 20;
-        static final byte[] TOO_LONG = new byte[0];
+    /**
+     * Whole lines of the file, as read: each ends in '\n', except the file's last when {@code unterminated}. A chunk
+     * marked {@code tooLong} stands for a line longer than {@link #MAX_LINE}, after which nothing more is read (it is
+     * a problem, so the judging stops there).
+     */
+    private record Chunk(byte[] data, int length, boolean unterminated, boolean tooLong) {
+    }
+
+    /** Reads the file a chunk at a time, cutting after the chunk's last newline and carrying the rest over. */
+    private static final class ChunkReader {
+        private static final byte[] NOTHING = new byte[0];
 
         private final InputStream in;
-        private final byte[] buffer = new byte[MAX_LINE];
-        private int start;
-        private int end;
-        private boolean eof;
-        private boolean skipping;
-        private boolean endedMidLine;
+        private byte[] carry = NOTHING;
+        private boolean done;
         private long bytesRead;
 
-        LineReader(InputStream in) {
+        ChunkReader(InputStream in) {
             this.in = in;
         }
 
-        /** Adds up to max lines to batch; false once the input is exhausted. */
-        boolean next(List<byte[]> batch, int max) throws IOException {
-            while (batch.size() < max) {
-                int nl = indexOf(start, end);
-                if (nl >= 0) {
-                    if (skipping) {
-                        skipping = false;
-                    } else {
-                        batch.add(Arrays.copyOfRange(buffer, start, nl));
+        /** The next chunk, or null at the end. */
+        Chunk next() throws IOException {
+            while (!done) {
+                byte[] buffer = new byte[carry.length + CHUNK];
+                System.arraycopy(carry, 0, buffer, 0, carry.length);
+                int read = in.readNBytes(buffer, carry.length, CHUNK);
+                bytesRead += read;
+                int length = carry.length + read;
+                if (read < CHUNK) { // the end of the file
+                    done = true;
+                    carry = NOTHING;
+                    return length == 0 ? null : new Chunk(buffer, length, buffer[length - 1] != '\n', false);
+                }
+                int last = length - 1;
+                while (last >= 0 && buffer[last] != '\n') {
+                    last--;
+                }
+                if (last < 0) {
+                    if (length > MAX_LINE) {
+                        done = true;
+                        return new Chunk(NOTHING, 0, false, true);
                     }
-                    start = nl + 1;
+                    carry = Arrays.copyOf(buffer, length);
                     continue;
                 }
-                if (eof) {
-                    if (start < end && !skipping) {
-                        batch.add(Arrays.copyOfRange(buffer, start, end));
-                        endedMidLine = true;
-                    }
-                    start = end;
-                    return false;
-                }
-                if (start == 0 && end == buffer.length) {
-                    if (!skipping) {
-                        batch.add(TOO_LONG);
-                        skipping = true;
-                    }
-                    end = 0;
-                }
-                fill();
+                carry = Arrays.copyOfRange(buffer, last + 1, length);
+                return new Chunk(buffer, last + 1, false, false);
             }
-            return true;
-        }
-
-        private void fill() throws IOException {
-            if (start > 0) {
-                System.arraycopy(buffer, start, buffer, 0, end - start);
-                end -= start;
-                start = 0;
-            }
-            int n = in.read(buffer, end, buffer.length - end);
-            if (n < 0) {
-                eof = true;
-            } else {
-                end += n;
-                bytesRead += n;
-            }
-        }
-
-        private int indexOf(int from, int to) {
-            for (int i = from; i < to; i++) {
-                if (buffer[i] == '\n') {
-                    return i;
-                }
-            }
-            return -1;
-        }
-
-        boolean endedMidLine() {
-            return endedMidLine;
+            return null;
         }
 
         long bytesRead() {

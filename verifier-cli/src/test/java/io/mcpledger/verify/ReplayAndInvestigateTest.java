@@ -9,6 +9,7 @@ import io.mcpledger.domain.ledger.ProjectionDigest;
 import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.receipt.ReceiptKind;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -56,6 +57,31 @@ class ReplayAndInvestigateTest {
             assertThat(json.path("treeSize").asLong()).isEqualTo(upto);
             assertThat(json.path("digest").asText()).isEqualTo(ProjectionDigest.of(state));
         }
+    }
+
+    @Test
+    void byRootReplaysToTheSameDigestAndStillRefusesAChangedLine() throws Exception {
+        Path bundle = story();
+        Object[] key = {"--key", bundle.resolve("key.pem")};
+        String full = Canonical.parse(run("replay", bundle, "--json", key[0], key[1]).out()).path("digest").asText();
+        Run byRoot = run("replay", bundle, "--by-root", "--json", key[0], key[1]);
+        assertThat(byRoot.exit()).isEqualTo(Exit.OK);
+        assertThat(Canonical.parse(byRoot.out()).path("digest").asText()).isEqualTo(full);
+        assertThat(run("replay", bundle, "--by-root", key[0], key[1]).out())
+                .contains("(the log verified by its signed root; receipts' own signatures not checked)");
+
+        // A changed byte that keeps the line a valid receipt: the signature would say which line; the root still
+        // says the lines are not the ones the checkpoint signs.
+        List<String> lines = java.nio.file.Files.readAllLines(bundle.resolve(Bundles.ENTRIES));
+        lines.set(13, lines.get(13).replace("\"at\":\"2026-11-30T07:00:1", "\"at\":\"2026-11-30T07:00:2"));
+        Path changed = TestLog.write(dir.resolve("changed"), lines, Files.readString(bundle.resolve(Bundles.CHECKPOINT)));
+        assertThat(run("replay", changed, "--key", changed.resolve("key.pem")).out())
+                .startsWith("INVALID: entries.jsonl line 14 (entry 13): the signature");
+        Run rootOnly = run("replay", changed, "--by-root", "--key", changed.resolve("key.pem"));
+        assertThat(rootOnly.exit()).isEqualTo(Exit.INVALID);
+        assertThat(rootOnly.out()).startsWith("INVALID: entries.jsonl: the Merkle root of the first 14 lines");
+        assertThat(run("investigate", changed, "--by-root", "--request-id", "r-ok", "--session", "s-1",
+                "--key", changed.resolve("key.pem")).exit()).isEqualTo(Exit.INVALID);
     }
 
     @Test

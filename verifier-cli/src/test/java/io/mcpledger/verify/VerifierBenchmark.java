@@ -40,8 +40,10 @@ import picocli.CommandLine;
  *       inputs from that log, {@code --seconds} each.</li>
  *   <li>{@code ledger-verify log} and {@code replay --json} run in process on the bundle, {@code --runs} times each:
  *       wall time and receipts per second.</li>
+ *   <li>{@code replay --by-root}: the same rebuild, the lines authenticated by the checkpoint's root alone.</li>
  *   <li>Rebuild alone: parsing and folding every line on one thread, no signature checks: the part of replay that is
  *       not verification.</li>
+ *   <li>{@code --phases=raw,log,replay,byroot,rebuild} picks the measurements after the raw limit (always taken).</li>
  * </ol>
  */
 public final class VerifierBenchmark {
@@ -53,6 +55,7 @@ public final class VerifierBenchmark {
         Path dir = Path.of("/tmp/ledger-verify-bench");
         int seconds = 5;
         int runs = 2;
+        java.util.Set<String> phases = java.util.Set.of("raw", "log", "replay", "byroot", "rebuild");
         for (String arg : args) {
             String[] kv = arg.split("=", 2);
             switch (kv[0]) {
@@ -60,6 +63,7 @@ public final class VerifierBenchmark {
                 case "--dir" -> dir = Path.of(kv[1]);
                 case "--seconds" -> seconds = Integer.parseInt(kv[1]);
                 case "--runs" -> runs = Integer.parseInt(kv[1]);
+                case "--phases" -> phases = java.util.Set.of(kv[1].split(","));
                 default -> throw new IllegalArgumentException("unknown argument " + arg);
             }
         }
@@ -77,18 +81,23 @@ public final class VerifierBenchmark {
                 + " target for log = 0.9 x %d x %,.0f = %,.0f/s%n", one, all, cores, cores, one, 0.9 * cores * one);
 
         Path key = bundle.resolve("key.pem");
-        for (int run = 1; run <= runs; run++) {
+        for (int run = 1; run <= runs && phases.contains("log"); run++) {
             double log = timed("log", bundle.toString(), "--key", key.toString());
             System.out.printf(Locale.ROOT, "ledger-verify log, run %d: %.2f s, %,.0f receipts/s (%.0f%% of the target,"
                     + " %.0f%% of %d threads' raw rate)%n", run, log, entries / log, 100 * entries / log / (0.9 * cores * one),
                     100 * entries / log / all, cores);
         }
-        for (int run = 1; run <= runs; run++) {
+        for (int run = 1; run <= runs && phases.contains("replay"); run++) {
             double replay = timed("replay", bundle.toString(), "--json", "--key", key.toString());
             System.out.printf(Locale.ROOT, "ledger-verify replay --json, run %d: %.2f s, %,.0f receipts/s%n", run, replay,
                     entries / replay);
         }
-        for (int run = 1; run <= runs; run++) {
+        for (int run = 1; run <= runs && phases.contains("byroot"); run++) {
+            double replay = timed("replay", bundle.toString(), "--by-root", "--json", "--key", key.toString());
+            System.out.printf(Locale.ROOT, "ledger-verify replay --by-root --json, run %d: %.2f s, %,.0f receipts/s%n",
+                    run, replay, entries / replay);
+        }
+        for (int run = 1; run <= runs && phases.contains("rebuild"); run++) {
             long start = System.nanoTime();
             LedgerState state = new LedgerState();
             try (BufferedReader in = Files.newBufferedReader(bundle.resolve(Bundles.ENTRIES))) {

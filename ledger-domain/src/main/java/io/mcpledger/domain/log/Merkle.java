@@ -21,9 +21,14 @@ public final class Merkle {
 
     /** {@code SHA-256(0x00 || leaf)}. */
     public static byte[] leafHash(byte[] leaf) {
+        return leafHash(leaf, 0, leaf.length);
+    }
+
+    /** The leaf hash of {@code length} bytes of {@code bytes} from {@code offset}. */
+    public static byte[] leafHash(byte[] bytes, int offset, int length) {
         MessageDigest md = DIGEST.get();
         md.update((byte) 0x00);
-        md.update(leaf);
+        md.update(bytes, offset, length);
         return md.digest();
     }
 
