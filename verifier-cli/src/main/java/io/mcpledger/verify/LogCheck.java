@@ -228,6 +228,15 @@ final class LogCheck {
             return out.toArray(new Checked[0]);
         }
 
+        private static boolean isAscii(byte[] data, int offset, int length) {
+            for (int i = offset; i < offset + length; i++) {
+                if (data[i] < 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
         /** The per-line checks that need no other line: run on a worker. */
         private Checked check(byte[] data, int offset, int length, CharsetDecoder utf8) {
             if (length > MAX_LINE) {
@@ -238,7 +247,9 @@ final class LogCheck {
             }
             String text;
             try {
-                text = utf8.decode(ByteBuffer.wrap(data, offset, length)).toString();
+                // Most lines are ASCII, which decodes as itself; only the others need the strict UTF-8 decoder.
+                text = isAscii(data, offset, length) ? new String(data, offset, length, StandardCharsets.ISO_8859_1)
+                        : utf8.decode(ByteBuffer.wrap(data, offset, length)).toString();
             } catch (CharacterCodingException e) {
                 return new Checked(null, null, "not UTF-8");
             }

@@ -51,12 +51,13 @@ final class ReplayCommand extends BundleCommand implements Callable<Integer> {
             throw new UsageException("--upto " + upto + " is beyond the log, which has " + result.lines()
                     + " entries");
         }
-        String digest = ProjectionDigest.of(state);
+        ObjectNode document = ProjectionDigest.document(state);
+        String digest = ProjectionDigest.of(document);
         if (json) {
             ObjectNode node = Output.object();
             node.put("treeSize", state.size());
             node.put("digest", digest);
-            node.setAll(ProjectionDigest.document(state));
+            node.setAll(document);
             Output.json(out(), node);
         } else {
             print(state, digest, result);

@@ -17,9 +17,13 @@ public final class Sha256 {
         }
     }
 
+    /** One digest per thread: looking one up costs more than hashing a receipt line. */
+    private static final ThreadLocal<MessageDigest> DIGEST = ThreadLocal.withInitial(Sha256::newDigest);
+
     /** SHA-256 of the concatenation of {@code parts}. */
     public static byte[] digest(byte[]... parts) {
-        MessageDigest md = newDigest();
+        MessageDigest md = DIGEST.get();
+        md.reset();
         for (byte[] part : parts) {
             md.update(part);
         }

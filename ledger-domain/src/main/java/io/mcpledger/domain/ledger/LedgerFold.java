@@ -13,9 +13,9 @@ public final class LedgerFold {
 
     public static LedgerState apply(LedgerState state, Receipt r) {
         switch (r.kind()) {
-            case POLICY_ACTIVATED -> state.policy = r.body().path("policy").asText();
+            case POLICY_ACTIVATED -> state.policy = r.bodyText("policy");
             case PRINCIPAL_REVOKED -> {
-                String tokenRef = r.body().path("tokenRef").asText();
+                String tokenRef = r.bodyText("tokenRef");
                 if (!state.revokedPrincipals.add(tokenRef)) {
                     throw new FoldException("principal " + tokenRef + " is revoked twice");
                 }

@@ -30,6 +30,11 @@ public final class ProjectionDigest {
     }
 
     public static String of(LedgerState state) {
-        return Sha256.hex(Canonical.jcsBytes(document(state)));
+        return of(document(state));
+    }
+
+    /** The digest of a document {@link #document} made (for a caller that also prints it). */
+    public static String of(ObjectNode document) {
+        return Sha256.hex(Canonical.jcsBytes(document));
     }
 }

@@ -76,7 +76,8 @@ public final class CanonicalForm {
                 kind = Kind.ARRAY;
             }
             case '"' -> {
-                string = string();
+                // The decoded text is wanted only for a top-level member's value; elsewhere the form is checked.
+                string = string(members != null && depth == 1);
                 ok = string != null;
                 kind = Kind.STRING;
             }
@@ -112,7 +113,7 @@ public final class CanonicalForm {
             if (!peek('"')) {
                 return false;
             }
-            String name = string();
+            String name = string(true);
             if (name == null || (previous != null && previous.compareTo(name) >= 0)) {
                 return false;
             }
@@ -159,15 +160,21 @@ public final class CanonicalForm {
         }
     }
 
-    /** Reads a canonical string token; its decoded value (for member order), or null when not canonical. */
-    private String string() {
+    /** Text standing for a canonical string whose value was not asked for. */
+    private static final String CHECKED = "";
+
+    /**
+     * Reads a canonical string token: its decoded value when {@code keep} (member names, for their order, and the
+     * values asked for), else {@link #CHECKED}; null when not canonical.
+     */
+    private String string(boolean keep) {
         at++;
         int start = at;
         StringBuilder decoded = null;
         while (at < text.length()) {
             char c = text.charAt(at);
             if (c == '"') {
-                String value = decoded == null ? text.substring(start, at) : decoded.toString();
+                String value = !keep ? CHECKED : decoded == null ? text.substring(start, at) : decoded.toString();
                 at++;
                 return value;
             }

@@ -2,6 +2,8 @@ package io.mcpledger.domain.receipt;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.Identifiers;
@@ -46,8 +48,6 @@ public final class Receipt {
     /** How every line's top-level {@code sig} member starts, and how every line ends ({@code v} is always 1). */
     private static final String SIG_MEMBER = ",\"sig\":\"";
     private static final String LINE_END = "\",\"v\":1}";
-    private static final String BODY_MEMBER = ",\"body\":";
-    private static final String AFTER_BODY = "},\"id\":\"";
 
     private Receipt(String line, ObjectNode json, ReceiptKind kind, Instant at) {
         this(line, kind, at, json.get("id").textValue(), textOrNull(json, "session"),
@@ -363,16 +363,47 @@ public final class Receipt {
 
     /** The kind-specific fields, read from the line: a fresh tree on every call, so read it once where it is used. */
     public JsonNode body() {
-        // Only the body's own text is parsed. The line is canonical, so it starts {"at":"<time>","body":{...} and the
-        // body is followed by the top-level "id"; nothing after that "id" holds an object, so the last },"id":" in
-        // the line closes the body (a body may hold objects with an "id" of their own, before it).
-        int start = line.indexOf(BODY_MEMBER) + BODY_MEMBER.length();
-        int end = line.lastIndexOf(AFTER_BODY) + 1;
-        try {
-            return Canonical.parse(line.substring(start, end));
+        try (JsonParser parser = bodyParser()) {
+            return Canonical.JSON.readTree(parser);
         } catch (IOException e) {
             throw new IllegalStateException("a validated receipt's body no longer parses: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * {@code body().path(name).asText()}, without building the body's tree: a scalar member's text, and "" when the
+     * member is absent or an object or array. Folds read one member ({@code status}, {@code policy},
+     * {@code tokenRef}) of most receipts they apply, so it streams through the body's members instead.
+     */
+    public String bodyText(String name) {
+        try (JsonParser parser = bodyParser()) {
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                boolean wanted = name.equals(parser.currentName());
+                JsonToken value = parser.nextToken();
+                if (wanted) {
+                    return value.isScalarValue() ? parser.getText() : "";
+                }
+                parser.skipChildren();
+            }
+            return "";
+        } catch (IOException e) {
+            throw new IllegalStateException("a validated receipt's body no longer parses: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A parser standing on the body's opening brace. The line is canonical, so it starts {"at":"<time>","body":{
+     * and the body is its second member: no search through the line is needed.
+     */
+    private JsonParser bodyParser() throws IOException {
+        JsonParser parser = Canonical.JSON.getFactory().createParser(line);
+        for (int i = 0; i < 5; i++) { // {  "at"  <time>  "body"  {
+            parser.nextToken();
+        }
+        if (parser.currentToken() != JsonToken.START_OBJECT || !"body".equals(parser.currentName())) {
+            throw new IOException("the second member of the line is not the body object");
+        }
+        return parser;
     }
 
     public String keyId() {

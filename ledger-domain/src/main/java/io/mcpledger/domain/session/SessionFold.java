@@ -94,7 +94,7 @@ public final class SessionFold {
                 if (call.outcome() != CallRecord.Outcome.UNKNOWN || call.resolution() != null) {
                     throw new FoldException("request " + call.requestId() + " is resolved but is not unknown");
                 }
-                String status = r.body().path("status").asText();
+                String status = r.bodyText("status");
                 if (!RESOLUTIONS.contains(status)) {
                     throw new FoldException("request " + call.requestId() + " is resolved with status '" + status
                             + "'; only ok, error and not_run settle a call");
@@ -116,7 +116,7 @@ public final class SessionFold {
 
     private static void applyOutcome(SessionState state, Receipt r) {
         CallRecord call = admittedCall(state, r);
-        String status = r.body().path("status").asText();
+        String status = r.bodyText("status");
         CallRecord.Outcome next = switch (status) {
             case "ok" -> CallRecord.Outcome.OK;
             case "error" -> CallRecord.Outcome.ERROR;

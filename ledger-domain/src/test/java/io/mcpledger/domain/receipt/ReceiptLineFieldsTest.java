@@ -38,6 +38,9 @@ class ReceiptLineFieldsTest {
             unsigned.remove("sig");
 
             assertThat(parsed.body()).as(signed.line()).isEqualTo(b);
+            for (String name : List.of("id", "sig", "note", "list", "a", "z", "v", "absent")) {
+                assertThat(parsed.bodyText(name)).as(name).isEqualTo(b.path(name).asText());
+            }
             assertThat(parsed.sig()).isEqualTo(tree.path("sig").asText());
             assertThat(parsed.keyId()).isEqualTo(tree.path("keyId").asText());
             assertThat(parsed.ledger()).isEqualTo("ledger.test/x");
