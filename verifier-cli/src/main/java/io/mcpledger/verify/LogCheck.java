@@ -36,9 +36,11 @@ import java.util.concurrent.Executors;
  * prev linking), then the lines' count and Merkle root against the checkpoint. The first problem in line order is
  * the answer.
  *
- * <p>Lines are read and judged in order on the calling thread, while a pool of one worker per core does the
- * per-line work that dominates (UTF-8, parsing, the Ed25519 signature, the leaf and receipt hashes) a batch at a
- * time, ahead of the reader. A {@link Sink} sees each valid receipt in log order, on the calling thread.
+ * <p>The calling thread reads the file in chunks cut after their last newline, and judges the lines in order, while a
+ * pool of workers (one per core by default) splits each chunk into lines and does the per-line work that dominates
+ * (UTF-8, parsing, the Ed25519 signature, the leaf and receipt hashes), ahead of the judging. A {@link Sink} sees each
+ * valid receipt in log order, on the calling thread. With signatures off ({@code --by-root}), the checkpoint's Merkle
+ * root alone authenticates the lines.
  */
 final class LogCheck {
     /** Bytes read at a time; a worker splits each chunk's whole lines and checks them. */
@@ -150,7 +152,7 @@ final class LogCheck {
         Run(Checkpoint checkpoint, VerifyingKey key, String keyId, String origin, Sink sink, Progress progress,
                 long expectedLines) {
             // Sized for the file (receipts are some hundreds of bytes), so the maps are not rebuilt as they grow.
-            int capacity = (int) Math.min(1 << 24, Math.max(16, expectedLines * 4 / 3));
+            int capacity = (int) Math.min(1 << 22, Math.max(16, expectedLines * 4 / 3));
             this.ids = new HashMap<>(capacity);
             this.chains = new HashMap<>(Math.max(16, capacity / 8));
             this.checkpoint = checkpoint;

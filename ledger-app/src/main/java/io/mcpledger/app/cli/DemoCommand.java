@@ -28,7 +28,8 @@ import picocli.CommandLine.Option;
                 + " bundle is exported and checked with ledger-verify log, replay and investigate, and a copy with one"
                 + " byte changed is rejected.",
             "Each step checks what the contract says must happen. Exit 0 when every step did, 1 at the first that did"
-                + " not ('DEMO FAILED at step N: expected X, got Y'), 2 when the demo could not be set up."})
+                + " not ('DEMO FAILED at step N: expected X, got Y'; a ledger that cannot start fails step 1), 2 for a"
+                + " bad flag or when no temporary directory can be made."})
 public final class DemoCommand implements Callable<Integer> {
     /** A step of the story did not behave as the contract says. */
     public static final int EXIT_FAILED = 1;
