@@ -2,26 +2,16 @@ package io.mcpledger.verify;
 
 import io.mcpledger.domain.log.Checkpoint;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** What the commands that read a whole bundle share: its path, the key, --json, the workers, and the log check. */
-abstract class BundleCommand {
+abstract class BundleCommand extends VerifyCommand {
     @Parameters(index = "0", paramLabel = "BUNDLE", description = "An export bundle directory (spec section 9).")
     Path bundle;
-
-    @Mixin
-    KeyOptions keys = new KeyOptions();
-
-    @Option(names = "--json", description = "Print one JSON document for scripts instead of text.")
-    boolean json;
 
     /** More threads than this gain nothing on any machine this runs on, and would only cost memory. */
     static final int MAX_THREADS = 256;
@@ -30,24 +20,9 @@ abstract class BundleCommand {
             description = "Threads that check signatures, 1 to 256 (default: one per core, ${DEFAULT-VALUE} here).")
     int threads = Runtime.getRuntime().availableProcessors();
 
-    @Spec
-    CommandSpec spec;
-
-    /** For replay and investigate, which may rely on the checkpoint's root instead of every signature. */
-    static final String BY_ROOT_HELP = "Authenticate the lines by the signed checkpoint's Merkle root, which binds every"
-            + " byte of every line, without checking each receipt's own signature: several times faster on a long log."
-            + " Everything else 'log' checks is checked; run 'log' once for the receipts' signatures.";
 
     /** The key verifyLog used. */
     TrustedKey trusted;
-
-    PrintWriter out() {
-        return spec.commandLine().getOut();
-    }
-
-    PrintWriter err() {
-        return spec.commandLine().getErr();
-    }
 
     /** Verifies the bundle's log, feeding sink (which may be null) each good receipt in order. */
     LogCheck.Result verifyLog(LogCheck.Sink sink) {

@@ -6,7 +6,6 @@ import io.mcpledger.domain.log.Checkpoint;
 import io.mcpledger.domain.log.InvalidProofException;
 import io.mcpledger.domain.log.Merkle;
 import io.mcpledger.domain.log.StrictBase64;
-import io.mcpledger.domain.receipt.Canonical;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -15,20 +14,15 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code ledger-verify consistency OLD NEW PROOF}: the log of NEW extends the log of OLD; it only grew. */
 @Command(name = "consistency", mixinStandardHelpOptions = true,
         description = {"Verifies that the log only grew between two checkpoints: both signatures, and the RFC 9162"
                 + " consistency proof (the JSON answer of GET /v1/log/proof/consistency?from=M&to=N).",
             "Needs --key PEM or --vkey STR. Exit 0 consistent, 1 invalid, 2 usage or I/O error."})
-final class ConsistencyCommand implements Callable<Integer> {
+final class ConsistencyCommand extends FilesCommand {
     @Parameters(index = "0", paramLabel = "OLD", description = "The older signed checkpoint.")
     Path older;
 
@@ -38,55 +32,19 @@ final class ConsistencyCommand implements Callable<Integer> {
     @Parameters(index = "2", paramLabel = "PROOF", description = "The consistency proof, as the endpoint answers it.")
     Path proof;
 
-    @Mixin
-    KeyOptions keys = new KeyOptions();
-
-    @Option(names = "--json", description = "Print one JSON document for scripts instead of text.")
-    boolean json;
-
-    @Spec
-    CommandSpec spec;
-
     private static final Set<String> PROOF_FIELDS = Set.of("from", "to", "hashes");
 
-    private static final class Invalid extends Exception {
-        private final String what;
-
-        Invalid(String what, String reason) {
-            super(reason);
-            this.what = what;
-        }
-    }
-
     @Override
-    public Integer call() {
-        TrustedKey key = keys.resolve(null, spec.commandLine().getErr());
-        Inputs.Content oldText = Inputs.read(older, "checkpoint");
-        Inputs.Content newText = Inputs.read(newer, "checkpoint");
-        Inputs.Content proofText = Inputs.read(proof, "proof file");
-        PrintWriter out = spec.commandLine().getOut();
-        Checkpoint from;
-        Checkpoint to;
-        try {
-            from = open(older, oldText, key);
-            to = open(newer, newText, key);
-            if (proofText.problem() != null) {
-                throw new Invalid(proof.toString(), proofText.problem());
-            }
-            if (!from.origin().equals(to.origin())) {
-                throw new Invalid(newer.toString(), "it is of the log '" + to.origin() + "', but " + older
-                        + " is of '" + from.origin() + "'");
-            }
-            check(from, to, proofText.text());
-        } catch (Invalid e) {
-            if (json) {
-                Output.json(out, Output.invalid(e.what, e.getMessage()));
-            } else {
-                out.println("INVALID: " + e.what + ": " + e.getMessage());
-                out.flush();
-            }
-            return Exit.INVALID;
+    int verify(TrustedKey key) throws Invalid {
+        Checkpoint from = open(older, Inputs.read(older, "checkpoint"), key);
+        Checkpoint to = open(newer, Inputs.read(newer, "checkpoint"), key);
+        String proofText = text(Inputs.read(proof, "proof file"), proof);
+        if (!from.origin().equals(to.origin())) {
+            throw new Invalid(newer.toString(), "it is of the log '" + to.origin() + "', but " + older + " is of '"
+                    + from.origin() + "'");
         }
+        check(from, to, proofText);
+        PrintWriter out = out();
         if (json) {
             ObjectNode node = Output.object();
             node.put("valid", true);
@@ -105,10 +63,7 @@ final class ConsistencyCommand implements Callable<Integer> {
     }
 
     private static Checkpoint open(Path file, Inputs.Content content, TrustedKey key) throws Invalid {
-        if (content.problem() != null) {
-            throw new Invalid(file.toString(), content.problem());
-        }
-        String text = content.text();
+        String text = text(content, file);
         String origin = key.name() != null ? key.name() : text.substring(0, Math.max(0, text.indexOf('\n')));
         try {
             return Checkpoint.open(text, key.forOrigin(origin));

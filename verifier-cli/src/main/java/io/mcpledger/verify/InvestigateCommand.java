@@ -28,22 +28,19 @@ import picocli.CommandLine.Option;
             "Exit 0 outcome known (completed_ok, completed_error, refused, not_run), 3 outcome unknown or pending,"
                 + " 4 not found, 1 invalid log, 2 usage or I/O error (also: the request id was used in several"
                 + " sessions and no --session names one)."})
-final class InvestigateCommand extends BundleCommand implements Callable<Integer> {
+final class InvestigateCommand extends RebuildCommand implements Callable<Integer> {
     @Option(names = "--request-id", paramLabel = "ID", required = true, description = "The call's requestId.")
     String requestId;
 
     @Option(names = "--session", paramLabel = "ID", description = "The session, when the requestId was used in several.")
     String session;
 
-    @Option(names = "--by-root", description = BY_ROOT_HELP)
-    boolean byRoot;
-
     @Override
     public Integer call() {
         LedgerState state = new LedgerState();
         Map<String, List<Receipt>> bySession = new HashMap<>();
         Set<String> used = new LinkedHashSet<>();
-        LogCheck.Result result = verifyLog((index, receipt) -> {
+        LogCheck.Result result = verifyAndFold((index, receipt) -> {
             LedgerFold.apply(state, receipt);
             if (receipt.session() != null) {
                 bySession.computeIfAbsent(receipt.session(), s -> new ArrayList<>()).add(receipt);
@@ -51,7 +48,7 @@ final class InvestigateCommand extends BundleCommand implements Callable<Integer
                     used.add(receipt.session());
                 }
             }
-        }, !byRoot);
+        });
         if (!result.valid()) {
             return invalid(result.problem());
         }

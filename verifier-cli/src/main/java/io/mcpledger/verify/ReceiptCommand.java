@@ -17,13 +17,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code ledger-verify receipt FILE}: one receipt's signature and, when given, its inclusion in a signed checkpoint. */
 @Command(name = "receipt", mixinStandardHelpOptions = true,
@@ -31,7 +27,7 @@ import picocli.CommandLine.Spec;
                 + " keyId and signature and, when present (in the answer, or as a tlog-proof file given with"
                 + " --proof), its inclusion proof against the checkpoint and the checkpoint's signature.",
             "Needs --key PEM or --vkey STR. Exit 0 valid, 1 invalid, 2 usage or I/O error."})
-final class ReceiptCommand implements Callable<Integer> {
+final class ReceiptCommand extends FilesCommand {
     @Parameters(index = "0", paramLabel = "FILE", description = "A receipt, or a GET /v1/receipts/{id} answer.")
     Path file;
 
@@ -39,51 +35,15 @@ final class ReceiptCommand implements Callable<Integer> {
             description = "A c2sp.org/tlog-proof@v1 file, as GET /v1/receipts/{id}/proof answers.")
     Path proof;
 
-    @Mixin
-    KeyOptions keys = new KeyOptions();
-
-    @Option(names = "--json", description = "Print one JSON document for scripts instead of text.")
-    boolean json;
-
-    @Spec
-    CommandSpec spec;
-
     /** An inclusion proof to check: where it came from, the entry index, the tree size it claims (or -1). */
     private record Inclusion(String source, long index, long treeSize, List<byte[]> hashes, String checkpoint) {
     }
 
-    private static final class Invalid extends Exception {
-        private final String what;
-
-        Invalid(String what, String reason) {
-            super(reason);
-            this.what = what;
-        }
-    }
-
     @Override
-    public Integer call() {
-        TrustedKey key = keys.resolve(null, spec.commandLine().getErr());
-        Inputs.Content text = Inputs.read(file, "receipt file");
-        Inputs.Content proofText = proof == null ? null : Inputs.read(proof, "proof file");
-        try {
-            if (text.problem() != null) {
-                throw new Invalid(file.toString(), text.problem());
-            }
-            if (proofText != null && proofText.problem() != null) {
-                throw new Invalid(proof.toString(), proofText.problem());
-            }
-            return valid(check(key, text.text(), proofText == null ? null : proofText.text()), key);
-        } catch (Invalid e) {
-            PrintWriter out = spec.commandLine().getOut();
-            if (json) {
-                Output.json(out, Output.invalid(e.what, e.getMessage()));
-            } else {
-                out.println("INVALID: " + e.what + ": " + e.getMessage());
-                out.flush();
-            }
-            return Exit.INVALID;
-        }
+    int verify(TrustedKey key) throws Invalid {
+        String text = text(Inputs.read(file, "receipt file"), file);
+        String proofText = proof == null ? null : text(Inputs.read(proof, "proof file"), proof);
+        return valid(check(key, text, proofText), key);
     }
 
     private record Checked(Receipt receipt, List<Inclusion> proofs, List<Checkpoint> checkpoints) {
@@ -191,7 +151,7 @@ final class ReceiptCommand implements Callable<Integer> {
     }
 
     private int valid(Checked checked, TrustedKey key) {
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         Receipt r = checked.receipt();
         if (json) {
             ObjectNode node = Output.object();

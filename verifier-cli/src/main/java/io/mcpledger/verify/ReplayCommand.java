@@ -25,12 +25,9 @@ import picocli.CommandLine.Option;
                 + " projection digest. The digest equals the live ledger's GET /v1/projections/digest at that tree"
                 + " size. Never reads the clock.",
             "Exit 0 replayed, 1 invalid log, 2 usage or I/O error."})
-final class ReplayCommand extends BundleCommand implements Callable<Integer> {
+final class ReplayCommand extends RebuildCommand implements Callable<Integer> {
     @Option(names = "--upto", paramLabel = "I", description = "Replay only the first I entries (0 to the log's size).")
     Long upto;
-
-    @Option(names = "--by-root", description = BY_ROOT_HELP)
-    boolean byRoot;
 
     @Override
     public Integer call() {
@@ -39,11 +36,11 @@ final class ReplayCommand extends BundleCommand implements Callable<Integer> {
         }
         LedgerState state = new LedgerState();
         long limit = upto == null ? Long.MAX_VALUE : upto;
-        LogCheck.Result result = verifyLog((index, receipt) -> {
+        LogCheck.Result result = verifyAndFold((index, receipt) -> {
             if (index < limit) {
                 LedgerFold.apply(state, receipt);
             }
-        }, !byRoot);
+        });
         if (!result.valid()) {
             return invalid(result.problem());
         }

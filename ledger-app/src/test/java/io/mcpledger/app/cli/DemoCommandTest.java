@@ -236,6 +236,7 @@ class DemoCommandTest {
         // Picocli wraps the description at 80 columns.
         assertThat(run.out().replaceAll("\\s+", " ")).contains("Tells the pricing-desk story of spec section 12",
                 "--keep Keep the temporary state and bundles", "Exit 0 when every step did, 1 at the first that did not"
-                        + " ('DEMO FAILED at step N: expected X, got Y'), 2 when the demo could not be set up.");
+                        + " ('DEMO FAILED at step N: expected X, got Y'; a ledger that cannot start fails step 1), 2 for a"
+                        + " bad flag or when no temporary directory can be made.");
     }
 }
