@@ -45,12 +45,16 @@ abstract class BundleCommand extends VerifyCommand {
             return new LogCheck.Result(null, 0, 0, new LogCheck.Problem(Bundles.CHECKPOINT, 0, checkpoint.problem()));
         }
         Path entries = bundle.resolve(Bundles.ENTRIES);
-        LogCheck.Result result;
-        try {
-            Progress progress = new Progress(err(), Progress.wanted(json), Files.size(entries));
-            result = LogCheck.run(entries, checkpoint.text(), trusted, sink, progress, threads, signatures);
-        } catch (IOException e) {
-            throw new UsageException("cannot read " + entries + ": " + e.getMessage(), e);
+        LogCheck.Result result = check(entries, checkpoint.text(), sink, signatures);
+        if (!result.valid() && !signatures && result.checkpoint() != null) {
+            // Without signatures a changed line shows only later (at the next line of its session, or at the root), so
+            // the failure is checked again with them, to name the first bad line and why as 'log' does.
+            LogCheck.Result full = check(entries, checkpoint.text(), null, true);
+            LogCheck.Problem first = result.problem();
+            LogCheck.Problem exact = full.problem();
+            if (exact != null && (first.line() == 0 || (exact.line() > 0 && exact.line() <= first.line()))) {
+                result = full;
+            }
         }
         if (!result.valid()) {
             return result;
@@ -69,6 +73,15 @@ abstract class BundleCommand extends VerifyCommand {
             out().flush();
         }
         return Exit.INVALID;
+    }
+
+    private LogCheck.Result check(Path entries, String checkpoint, LogCheck.Sink sink, boolean signatures) {
+        try {
+            Progress progress = new Progress(err(), Progress.wanted(json), Files.size(entries));
+            return LogCheck.run(entries, checkpoint, trusted, sink, progress, threads, signatures);
+        } catch (IOException e) {
+            throw new UsageException("cannot read " + entries + ": " + e.getMessage(), e);
+        }
     }
 
     static String root(Checkpoint checkpoint) {

@@ -36,9 +36,14 @@ final class ConsistencyCommand extends FilesCommand {
 
     @Override
     int verify(TrustedKey key) throws Invalid {
-        Checkpoint from = open(older, Inputs.read(older, "checkpoint"), key);
-        Checkpoint to = open(newer, Inputs.read(newer, "checkpoint"), key);
-        String proofText = text(Inputs.read(proof, "proof file"), proof);
+        // Every file is read before any is judged: a file that cannot be read is a usage error (exit 2) whatever the
+        // others hold.
+        Inputs.Content oldText = Inputs.read(older, "checkpoint");
+        Inputs.Content newText = Inputs.read(newer, "checkpoint");
+        Inputs.Content proofContent = Inputs.read(proof, "proof file");
+        Checkpoint from = open(older, oldText, key);
+        Checkpoint to = open(newer, newText, key);
+        String proofText = text(proofContent, proof);
         if (!from.origin().equals(to.origin())) {
             throw new Invalid(newer.toString(), "it is of the log '" + to.origin() + "', but " + older + " is of '"
                     + from.origin() + "'");

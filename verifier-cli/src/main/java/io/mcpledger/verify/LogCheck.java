@@ -174,6 +174,7 @@ final class LogCheck {
             ArrayDeque<CompletableFuture<Checked[]>> inFlight = new ArrayDeque<>();
             ArrayDeque<Chunk> inFlightChunks = new ArrayDeque<>();
             long inFlightBytes = 0;
+            long judgedBytes = 0;
             boolean more = true;
             while (more || !inFlight.isEmpty()) {
                 while (more && inFlight.size() < ahead && (inFlight.isEmpty() || inFlightBytes < AHEAD_BYTES)) {
@@ -192,6 +193,7 @@ final class LogCheck {
                 Checked[] done = inFlight.poll().join();
                 Chunk chunk = inFlightChunks.poll();
                 inFlightBytes -= chunk.length();
+                judgedBytes += chunk.length();
                 for (int i = 0; i < done.length; i++) {
                     boolean noNewline = chunk.unterminated() && i == done.length - 1;
                     Problem problem = judge(done[i], noNewline);
@@ -199,7 +201,7 @@ final class LogCheck {
                         inFlight.forEach(f -> f.cancel(true));
                         return new Result(checkpoint, lines, chains.size(), problem);
                     }
-                    progress.update(lines, reader.bytesRead());
+                    progress.update(lines, judgedBytes);
                 }
             }
             return new Result(checkpoint, lines, chains.size(), finish());
@@ -327,6 +329,10 @@ final class LogCheck {
                     sink.accept(line - 1, receipt);
                 } catch (FoldException e) {
                     return "the history does not hold together: " + e.getMessage();
+                } catch (IllegalArgumentException | IllegalStateException e) {
+                    // A body the fold cannot read (a grant's time that is not a time, say): only a changed line, or a
+                    // key holder, could put one there.
+                    return "the fold cannot apply it: " + e.getMessage();
                 }
             }
             return null;
@@ -383,7 +389,6 @@ final class LogCheck {
         private final InputStream in;
         private byte[] carry = NOTHING;
         private boolean done;
-        private long bytesRead;
 
         ChunkReader(InputStream in) {
             this.in = in;
@@ -395,7 +400,6 @@ final class LogCheck {
                 byte[] buffer = new byte[carry.length + CHUNK];
                 System.arraycopy(carry, 0, buffer, 0, carry.length);
                 int read = in.readNBytes(buffer, carry.length, CHUNK);
-                bytesRead += read;
                 int length = carry.length + read;
                 if (read < CHUNK) { // the end of the file
                     done = true;
@@ -418,10 +422,6 @@ final class LogCheck {
                 return new Chunk(buffer, last + 1, false, false);
             }
             return null;
-        }
-
-        long bytesRead() {
-            return bytesRead;
         }
     }
 }

@@ -41,8 +41,11 @@ final class ReceiptCommand extends FilesCommand {
 
     @Override
     int verify(TrustedKey key) throws Invalid {
-        String text = text(Inputs.read(file, "receipt file"), file);
-        String proofText = proof == null ? null : text(Inputs.read(proof, "proof file"), proof);
+        // Both files are read before either is judged: one that cannot be read is a usage error (exit 2) whatever.
+        Inputs.Content receiptContent = Inputs.read(file, "receipt file");
+        Inputs.Content proofContent = proof == null ? null : Inputs.read(proof, "proof file");
+        String text = text(receiptContent, file);
+        String proofText = proof == null ? null : text(proofContent, proof);
         return valid(check(key, text, proofText), key);
     }
 

@@ -147,5 +147,10 @@ class ConsistencyCommandTest {
         assertThat(missing.exit()).isEqualTo(Exit.USAGE);
         assertThat(missing.err()).contains("cannot read checkpoint").contains("no such file");
         assertThat(Run.of("consistency", older(2), latest).exit()).isEqualTo(Exit.USAGE);
+        // A file that cannot be read is a usage error even when another file is already invalid.
+        Path garbage = Files.writeString(dir.resolve("garbage"), "not a checkpoint\n");
+        Run unread = Run.of("consistency", garbage, latest, dir.resolve("no-proof.json"), "--key", key);
+        assertThat(unread.exit()).isEqualTo(Exit.USAGE);
+        assertThat(unread.err()).contains("cannot read proof file");
     }
 }

@@ -4,6 +4,7 @@ import io.mcpledger.domain.crypto.Sha256;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The RFC 9162 Merkle tree: leaf and node hashes, building inclusion and consistency proofs from stored subtree
@@ -26,6 +27,7 @@ public final class Merkle {
 
     /** The leaf hash of {@code length} bytes of {@code bytes} from {@code offset}. */
     public static byte[] leafHash(byte[] bytes, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, bytes.length);
         MessageDigest md = DIGEST.get();
         md.update((byte) 0x00);
         md.update(bytes, offset, length);
