@@ -5,11 +5,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.log.Checkpoint;
 import io.mcpledger.domain.log.InvalidProofException;
 import io.mcpledger.domain.log.Merkle;
-import io.mcpledger.domain.log.StrictBase64;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
@@ -104,14 +102,7 @@ final class ConsistencyCommand extends FilesCommand {
             throw new Invalid(what, "the proof is from size " + m + " to " + n + ", but the checkpoints are of sizes "
                     + from.size() + " and " + to.size());
         }
-        List<byte[]> hashes = new ArrayList<>();
-        for (JsonNode h : tree.get("hashes")) {
-            byte[] hash = h.isTextual() ? StrictBase64.decode(h.asText()) : null;
-            if (hash == null) {
-                throw new Invalid(what, "the hash " + h + " is not standard base64");
-            }
-            hashes.add(hash);
-        }
+        List<byte[]> hashes = hashes(tree.get("hashes"), what, "the hash");
         if (from.size() > to.size()) {
             throw new Invalid(what, "the older checkpoint (size " + from.size() + ") is larger than the newer (size "
                     + to.size() + "): a log never shrinks");

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.log.Checkpoint;
 import io.mcpledger.domain.log.InvalidProofException;
 import io.mcpledger.domain.log.Merkle;
-import io.mcpledger.domain.log.StrictBase64;
 import io.mcpledger.domain.log.TlogProof;
 import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.receipt.InvalidReceiptException;
@@ -141,14 +140,7 @@ final class ReceiptCommand extends FilesCommand {
         if (!answer.path("checkpoint").isTextual()) {
             throw new Invalid(what, "the answer has an inclusion proof but no 'checkpoint' text to check it against");
         }
-        List<byte[]> hashes = new ArrayList<>();
-        for (JsonNode h : inclusion.get("hashes")) {
-            byte[] hash = h.isTextual() ? StrictBase64.decode(h.asText()) : null;
-            if (hash == null) {
-                throw new Invalid(what, "the answer's inclusion hash " + h + " is not standard base64");
-            }
-            hashes.add(hash);
-        }
+        List<byte[]> hashes = hashes(inclusion.get("hashes"), what, "the answer's inclusion hash");
         return new Inclusion(what + " (its inclusion proof)", answer.get("index").asLong(),
                 inclusion.get("treeSize").asLong(), hashes, answer.get("checkpoint").asText());
     }
