@@ -22,7 +22,6 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -267,13 +266,9 @@ final class LogCheck {
                 return new Checked(null, null, "receipt " + receipt.id() + " is of the log '" + receipt.ledger()
                         + "', not '" + origin + "'");
             }
-            if (!keyId.equals(receipt.keyId())) {
-                return new Checked(null, null, "receipt " + receipt.id() + " carries keyId " + receipt.keyId()
-                        + ", but the key's is " + keyId + " (signed by another key, or the wrong key was given)");
-            }
-            if (key != null && !key.verify(receipt.signingInput(), Base64.getDecoder().decode(receipt.sig()))) {
-                return new Checked(null, null, "the signature of receipt " + receipt.id() + " does not verify: the"
-                        + " line was changed after signing");
+            String unsigned = TrustedKey.signatureProblem(receipt, keyId, key);
+            if (unsigned != null) {
+                return new Checked(null, null, unsigned);
             }
             receipt.hash();
             return new Checked(receipt, Merkle.leafHash(data, offset, length), null);

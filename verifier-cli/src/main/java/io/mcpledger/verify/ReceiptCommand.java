@@ -11,10 +11,8 @@ import io.mcpledger.domain.receipt.InvalidReceiptException;
 import io.mcpledger.domain.receipt.Receipt;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -71,18 +69,13 @@ final class ReceiptCommand extends FilesCommand {
             throw new Invalid(what, "not a valid receipt: " + e.getMessage());
         }
         String origin = receipt.ledger();
-        String keyId = key.keyId(origin);
         if (key.name() != null && !key.name().equals(origin)) {
             throw new Invalid(what, "receipt " + receipt.id() + " is of the log '" + origin + "', but the key given is"
                     + " for '" + key.name() + "'");
         }
-        if (!keyId.equals(receipt.keyId())) {
-            throw new Invalid(what, "receipt " + receipt.id() + " carries keyId " + receipt.keyId() + ", but the key's"
-                    + " is " + keyId + " (signed by another key, or the wrong key was given)");
-        }
-        if (!key.key().verify(receipt.signingInput(), Base64.getDecoder().decode(receipt.sig()))) {
-            throw new Invalid(what, "the signature of receipt " + receipt.id() + " does not verify: it was changed"
-                    + " after signing");
+        String unsigned = TrustedKey.signatureProblem(receipt, key.keyId(origin), key.key());
+        if (unsigned != null) {
+            throw new Invalid(what, unsigned);
         }
         List<Inclusion> proofs = new ArrayList<>();
         if (answer && tree.has("inclusion")) {
@@ -96,7 +89,7 @@ final class ReceiptCommand extends FilesCommand {
                 throw new Invalid(proof.toString(), "not a tlog-proof: " + e.getMessage());
             }
         }
-        byte[] leaf = Merkle.leafHash(receipt.line().getBytes(StandardCharsets.UTF_8));
+        byte[] leaf = Merkle.leafHash(receipt.lineBytes());
         List<Checkpoint> checkpoints = new ArrayList<>();
         for (Inclusion p : proofs) {
             Checkpoint checkpoint;
