@@ -64,17 +64,6 @@ abstract class BundleCommand extends VerifyCommand {
                 : new LogCheck.Result(result.checkpoint(), result.lines(), result.sessions(), keyFiles);
     }
 
-    /** Prints why the log is invalid; returns exit 1. */
-    int invalid(LogCheck.Problem problem) {
-        if (json) {
-            Output.json(out(), Output.invalid(problem));
-        } else {
-            out().println("INVALID: " + problem.describe());
-            out().flush();
-        }
-        return Exit.INVALID;
-    }
-
     private LogCheck.Result check(Path entries, String checkpoint, LogCheck.Sink sink, boolean signatures) {
         try {
             Progress progress = new Progress(err(), Progress.wanted(json), Files.size(entries));

@@ -25,13 +25,7 @@ abstract class FilesCommand extends VerifyCommand implements Callable<Integer> {
         try {
             return verify(key);
         } catch (Invalid e) {
-            if (json) {
-                Output.json(out(), Output.invalid(e.what, e.getMessage()));
-            } else {
-                out().println("INVALID: " + e.what + ": " + e.getMessage());
-                out().flush();
-            }
-            return Exit.INVALID;
+            return invalid(new LogCheck.Problem(e.what, 0, e.getMessage()));
         }
     }
 

@@ -24,7 +24,10 @@ final class Output {
         out.flush();
     }
 
-    /** The JSON of a failed check: {"valid": false, "file", "line"?, "entry"?, "reason", "error"}. */
+    /**
+     * The JSON of a failed check: {"valid": false, "file", "line"?, "entry"?, "reason", "error"}; a problem with a
+     * whole file (line 0), as receipt and consistency have, carries no line.
+     */
     static ObjectNode invalid(LogCheck.Problem problem) {
         ObjectNode node = object();
         node.put("valid", false);
@@ -35,16 +38,6 @@ final class Output {
         }
         node.put("reason", problem.reason());
         node.put("error", problem.describe());
-        return node;
-    }
-
-    /** A single-problem invalid answer outside a bundle (receipt, consistency). */
-    static ObjectNode invalid(String what, String reason) {
-        ObjectNode node = object();
-        node.put("valid", false);
-        node.put("file", what);
-        node.put("reason", reason);
-        node.put("error", what + ": " + reason);
         return node;
     }
 }

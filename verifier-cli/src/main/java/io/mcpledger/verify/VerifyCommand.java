@@ -24,4 +24,15 @@ abstract class VerifyCommand {
     PrintWriter err() {
         return spec.commandLine().getErr();
     }
+
+    /** Prints why what was verified is invalid (one line, or the JSON of {@link Output#invalid}); returns exit 1. */
+    int invalid(LogCheck.Problem problem) {
+        if (json) {
+            Output.json(out(), Output.invalid(problem));
+        } else {
+            out().println("INVALID: " + problem.describe());
+            out().flush();
+        }
+        return Exit.INVALID;
+    }
 }
