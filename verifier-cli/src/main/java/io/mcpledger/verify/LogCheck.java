@@ -46,6 +46,7 @@ final class LogCheck {
     private static final int CHUNK = 256 << 10;
     /** Longer lines are not receipts; they are refused without being read whole. */
     static final int MAX_LINE = 1 << 20;
+    private static final String TOO_LONG = "the line is longer than " + MAX_LINE + " bytes, which no receipt is";
     /** Batches in flight per worker, so workers never wait for the reader. */
     private static final int AHEAD_PER_WORKER = 4;
     /** Bytes of lines in flight at most (one batch may exceed it alone), so memory stays bounded on any input. */
@@ -81,17 +82,9 @@ final class LogCheck {
 
     /**
      * Verifies entries against checkpointText with key. Reading entries fails with an IOException (a usage error for
-     * the caller); everything wrong with the contents is the returned problem.
-     */
-    static Result run(Path entries, String checkpointText, TrustedKey key, Sink sink, Progress progress, int workers)
-            throws IOException {
-        return run(entries, checkpointText, key, sink, progress, workers, true);
-    }
-
-    /**
-     * As {@link #run(Path, String, TrustedKey, Sink, Progress, int)}; with signatures false each receipt's own
-     * signature is not checked, and the lines are authenticated by the signed checkpoint's Merkle root alone (which
-     * binds every byte of every line it covers).
+     * the caller); everything wrong with the contents is the returned problem. With signatures false each receipt's
+     * own signature is not checked, and the lines are authenticated by the signed checkpoint's Merkle root alone
+     * (which binds every byte of every line it covers).
      */
     static Result run(Path entries, String checkpointText, TrustedKey key, Sink sink, Progress progress, int workers,
             boolean signatures)
@@ -144,8 +137,6 @@ final class LogCheck {
         private final Map<String, Long> ids;
         private final Map<String, Head> chains;
         private final CompactRange tree = CompactRange.empty();
-        /** The empty tree's root when the checkpoint is of size 0, compared before any line. */
-        private byte[] rootAtCheckpointSize;
         private long lines;
 
         Run(Checkpoint checkpoint, VerifyingKey key, String keyId, String origin, Sink sink, Progress progress,
@@ -160,14 +151,11 @@ final class LogCheck {
             this.origin = origin;
             this.sink = sink;
             this.progress = progress;
-            if (checkpoint.size() == 0) {
-                rootAtCheckpointSize = tree.root();
-            }
         }
 
         Result verify(InputStream in, ExecutorService pool, int ahead) throws IOException {
-            if (rootAtCheckpointSize != null && !Arrays.equals(rootAtCheckpointSize, checkpoint.root())) {
-                return new Result(checkpoint, 0, 0, rootProblem());
+            if (checkpoint.size() == 0 && !Arrays.equals(tree.root(), checkpoint.root())) {
+                return new Result(checkpoint, 0, 0, rootProblem()); // later lines are compared as they are added
             }
             ChunkReader reader = new ChunkReader(in);
             ArrayDeque<CompletableFuture<Checked[]>> inFlight = new ArrayDeque<>();
@@ -209,8 +197,7 @@ final class LogCheck {
         /** Splits a chunk into its lines and checks each: run on a worker. */
         private Checked[] checkAll(Chunk chunk) {
             if (chunk.tooLong()) {
-                return new Checked[] {new Checked(null, null, "the line is longer than " + MAX_LINE + " bytes, which no"
-                        + " receipt is")};
+                return new Checked[] {new Checked(null, null, TOO_LONG)};
             }
             List<Checked> out = new ArrayList<>(chunk.length() / 256 + 1);
             CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
@@ -243,7 +230,7 @@ final class LogCheck {
         /** The per-line checks that need no other line: run on a worker. */
         private Checked check(byte[] data, int offset, int length, CharsetDecoder utf8) {
             if (length > MAX_LINE) {
-                return new Checked(null, null, "the line is longer than " + MAX_LINE + " bytes, which no receipt is");
+                return new Checked(null, null, TOO_LONG);
             }
             if (length == 0) {
                 return new Checked(null, null, "the line is empty");
