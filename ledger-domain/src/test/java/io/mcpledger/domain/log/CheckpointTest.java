@@ -18,15 +18,7 @@ class CheckpointTest {
     private static final SigningKey KEY = SigningKey.fromSeed(LedgerVectors.seed());
     private static final String ROOT = "dpA0y59wbYIsRNAEpQFrDpCfGeayzOJUYd59p26kw7E=";
 
-    private final VerifierKey vkey = vkey();
-
-    private static VerifierKey vkey() {
-        try {
-            return VerifierKey.of(ORIGIN, KEY.publicKey());
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
+    private final VerifierKey vkey = LedgerVectors.verifierKey();
 
     /** {@code body} signed as a note under the key's name, whatever the body says. */
     private static String signed(String body) {

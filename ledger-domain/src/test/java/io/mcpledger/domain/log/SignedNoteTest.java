@@ -16,15 +16,7 @@ class SignedNoteTest {
     private static final SigningKey OTHER_KEY = SigningKey.fromSeed(new byte[32]);
     private static final String TEXT = "ledger.example/test\n6\ndpA0y59wbYIsRNAEpQFrDpCfGeayzOJUYd59p26kw7E=\n";
 
-    private final VerifierKey vkey = vkey();
-
-    private static VerifierKey vkey() {
-        try {
-            return VerifierKey.of(ORIGIN, KEY.publicKey());
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
+    private final VerifierKey vkey = LedgerVectors.verifierKey();
 
     private static String sign(String text, String name, SigningKey key) {
         return SignedNote.sign(text, name, key, LogKeys.keyHash(name, key.publicKey().raw()));

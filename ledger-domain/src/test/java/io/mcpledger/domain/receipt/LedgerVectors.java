@@ -3,6 +3,9 @@ package io.mcpledger.domain.receipt;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.crypto.Hex;
+import io.mcpledger.domain.crypto.InvalidKeyException;
+import io.mcpledger.domain.crypto.SigningKey;
+import io.mcpledger.domain.log.VerifierKey;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -39,6 +42,15 @@ public final class LedgerVectors {
 
     public static String origin() {
         return key().get("origin").asText();
+    }
+
+    /** The verifier key of the vectors' origin and key, as checkpoints of the vectors are opened with. */
+    public static VerifierKey verifierKey() {
+        try {
+            return VerifierKey.of(origin(), SigningKey.fromSeed(seed()).publicKey());
+        } catch (InvalidKeyException e) {
+            throw new IllegalStateException("the vectors' origin does not name a key: " + e.getMessage(), e);
+        }
     }
 
     public static JsonNode sessionId() {
