@@ -8,7 +8,10 @@ import io.mcpledger.app.statedir.Role;
 import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.app.statedir.StateException;
 import io.mcpledger.domain.crypto.Sha256;
+import io.mcpledger.domain.log.Checkpoint;
+import io.mcpledger.domain.log.InvalidProofException;
 import io.mcpledger.domain.receipt.Canonical;
+import io.mcpledger.domain.session.Edge;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -279,7 +282,7 @@ public final class PricingDeskStory {
         ObjectNode info = body.putObject("clientInfo");
         info.put("name", "pricing-desk");
         info.put("version", "1.0");
-        body.set("edge", edgeJson());
+        body.set("edge", new Edge(EDGE_ID, incarnation).toJson());
         Reply reply = send("edge", Role.EDGE, "POST", "/v1/sessions", true, "application/json", json(body),
                 "principal alice, server pricing, client token sha256 " + abbreviate(clientToken));
         expectStatus(reply, 201, "session.initialized");
@@ -385,15 +388,8 @@ public final class PricingDeskStory {
     private ObjectNode resumeBody() {
         ObjectNode body = Canonical.JSON.createObjectNode();
         body.put("protocolVersion", PROTOCOL);
-        body.set("edge", edgeJson());
+        body.set("edge", new Edge(EDGE_ID, incarnation).toJson());
         return body;
-    }
-
-    private ObjectNode edgeJson() {
-        ObjectNode edge = Canonical.JSON.createObjectNode();
-        edge.put("id", EDGE_ID);
-        edge.put("incarnation", incarnation);
-        return edge;
     }
 
     // ---- what the auditor reads, and the ledger's restarts
@@ -478,11 +474,11 @@ public final class PricingDeskStory {
         say.quote(published.body());
     }
 
+    /** The size a published checkpoint states, or -1 when the answer is not a checkpoint. */
     private static long checkpointSize(Reply checkpoint) {
-        String[] lines = checkpoint.body().split("\n");
         try {
-            return lines.length > 1 ? Long.parseLong(lines[1]) : -1;
-        } catch (NumberFormatException e) {
+            return Checkpoint.parseBody(checkpoint.body()).size();
+        } catch (InvalidProofException e) {
             return -1;
         }
     }
