@@ -54,9 +54,10 @@ public final class ExportCommand implements Callable<Integer> {
             long integrated;
             try (H2Database database = H2Database.open(state, 2)) {
                 Serializer serializer = AxonSetup.serializer();
-                AxonSetup.eventStorage(new JdbcTransactionManager(database.dataSource()), serializer);
-                LogSequencer log = LogSequencer.open(database.dataSource(), serializer, loaded.signingKey(),
-                        loaded.origin());
+                AxonSetup.eventStorage(new JdbcTransactionManager(database.dataSource(), database.forcedWrites()),
+                        serializer);
+                LogSequencer log = LogSequencer.open(database.dataSource(), database.forcedWrites(), serializer,
+                        loaded.signingKey(), loaded.origin());
                 integrated = log.integrate((index, receipt) -> { });
                 entries = writeThenMove(log, loaded);
             }

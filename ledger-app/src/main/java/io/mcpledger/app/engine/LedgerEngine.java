@@ -90,10 +90,15 @@ public final class LedgerEngine implements AutoCloseable {
      * when it differs from the active one, and starts the idle-expiry reaper.
      */
     public static LedgerEngine start(LoadedState state, LedgerSettings settings, Clock clock) throws StorageException {
-        H2Database database = H2Database.open(state.directory());
+        return start(state, settings, clock, H2Database.open(state.directory()));
+    }
+
+    /** The same on a database already opened on {@code state}'s directory; the engine closes it. */
+    public static LedgerEngine start(LoadedState state, LedgerSettings settings, Clock clock, H2Database database)
+            throws StorageException {
         LedgerEngine engine;
         try {
-            JdbcTransactionManager transactions = new JdbcTransactionManager(database.dataSource());
+            JdbcTransactionManager transactions = new JdbcTransactionManager(database.dataSource(), database.forcedWrites());
             LedgerProjection projection = new LedgerProjection(settings.idleExpiry());
             ReceiptSigner signer = new ReceiptSigner(state.signingKey(), state.origin());
             LedgerContext context = new LedgerContext(signer, projection, settings.idleExpiry(), new RandomIds());
@@ -104,7 +109,8 @@ public final class LedgerEngine implements AutoCloseable {
             try {
                 axon = AxonSetup.build(transactions, commandBus, projection, context);
                 replayed = replay(axon, projection);
-                log = LogSequencer.open(database.dataSource(), AxonSetup.serializer(), state.signingKey(), state.origin());
+                log = LogSequencer.open(database.dataSource(), database.forcedWrites(), AxonSetup.serializer(),
+                        state.signingKey(), state.origin());
                 axon.start();
             } catch (RuntimeException | StorageException e) {
                 commandBus.close();
@@ -191,9 +197,15 @@ public final class LedgerEngine implements AutoCloseable {
         return log;
     }
 
-    /** Why the log is not being integrated, or disagrees with the projections; empty when all is well. */
+    /**
+     * Why the ledger cannot append (its writes can no longer be forced to disk), why the log is not being integrated,
+     * or why it disagrees with the projections; empty when all is well.
+     */
     public Optional<String> logProblem() {
-        return Optional.ofNullable(indexMismatch != null ? indexMismatch : integrationFailure);
+        Optional<String> unforced = database.forcedWrites().failure()
+                .map(f -> "writes can no longer be forced to disk (" + f + "); nothing is acknowledged until the ledger"
+                        + " is restarted on a healthy disk");
+        return unforced.or(() -> Optional.ofNullable(indexMismatch != null ? indexMismatch : integrationFailure));
     }
 
     private void startReaper(Duration idleExpiry) {

@@ -1,5 +1,6 @@
 package io.mcpledger.app.log;
 
+import io.mcpledger.app.storage.ForcedWrites;
 import io.mcpledger.app.storage.StorageException;
 import io.mcpledger.domain.LedgerEvent;
 import io.mcpledger.domain.crypto.InvalidKeyException;
@@ -37,6 +38,10 @@ import org.axonframework.serialization.SimpleSerializedObject;
  * <p>Each integration is one transaction that locks the {@code log_head} row, checks that the tree it holds is the
  * stored one, and commits the new tiles, the head and the checkpoint together. Memory is changed only after that
  * commit, so a failed integration leaves nothing behind and the next run repeats it.
+ *
+ * <p>Nothing is signed over what a power loss could take back: the entries read are forced to disk before the
+ * checkpoint is signed, and the checkpoint is forced before it is published. So no crash can make the log sign two
+ * different trees of one size.
  */
 public final class LogSequencer {
     /** Entries per checkpoint when catching up, so one transaction stays a few megabytes. */
@@ -53,6 +58,7 @@ public final class LogSequencer {
     }
 
     private final DataSource database;
+    private final ForcedWrites forcedWrites;
     private final Serializer serializer;
     private final SigningKey key;
     private final String origin;
@@ -64,8 +70,10 @@ public final class LogSequencer {
     private long lastGlobalIndex;
     private volatile Published latest;
 
-    private LogSequencer(DataSource database, Serializer serializer, SigningKey key, String origin) {
+    private LogSequencer(DataSource database, ForcedWrites forcedWrites, Serializer serializer, SigningKey key,
+                         String origin) {
         this.database = database;
+        this.forcedWrites = forcedWrites;
         this.serializer = serializer;
         this.key = key;
         this.origin = origin;
@@ -83,15 +91,16 @@ public final class LogSequencer {
      * checkpoint is the first published), reads the integrated tree and checks its root against the last
      * checkpoint. Integrates nothing; call {@link #integrate}.
      */
-    public static LogSequencer open(DataSource database, Serializer serializer, SigningKey key, String origin)
-            throws StorageException {
-        LogSequencer sequencer = new LogSequencer(database, serializer, key, origin);
+    public static LogSequencer open(DataSource database, ForcedWrites forcedWrites, Serializer serializer,
+                                    SigningKey key, String origin) throws StorageException {
+        LogSequencer sequencer = new LogSequencer(database, forcedWrites, serializer, key, origin);
         try (Connection c = database.getConnection()) {
             try {
                 LogTables.create(c);
                 c.commit();
                 sequencer.load(c);
                 c.commit();
+                forcedWrites.force();
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
                 throw e;
@@ -125,6 +134,8 @@ public final class LogSequencer {
             throw new IllegalStateException("the stored tree of size " + head.size() + " does not have the root of"
                     + " its checkpoint " + checkpoint);
         }
+        // What another transaction committed is published only once it is on the disk.
+        forcedWrites.force();
         // Runs are history: a reload only ever adds to them, so a reader never sees the map emptied.
         runs.putAll(LogTables.runs(c));
         range = stored;
@@ -181,6 +192,7 @@ public final class LogSequencer {
                     c.rollback();
                     return 0;
                 }
+                forcedWrites.force();
                 byte[] root = next.root();
                 String note = new Checkpoint(origin, next.size(), root).sign(key);
                 Map<Long, byte[]> changed = written.changed();
@@ -189,6 +201,7 @@ public final class LogSequencer {
                 LogTables.updateHead(c, new LogTables.Head(next.size(), last));
                 LogTables.insertCheckpoint(c, next.size(), note);
                 c.commit();
+                forcedWrites.force();
                 tiles.keep(changed);
                 runs.putAll(newRuns);
                 range = next;

@@ -2,34 +2,86 @@ package io.mcpledger.app.storage;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.h2.api.ErrorCode;
+import org.h2.engine.SessionLocal;
+import org.h2.jdbc.JdbcConnection;
+import org.h2.mvstore.MVStore;
+import org.h2.mvstore.MVStoreException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The ledger's embedded H2 file database ({@code <stateDir>/ledger.mv.db}) behind a small connection pool. */
 public final class H2Database implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(H2Database.class);
     /** The name of the database file inside the state directory. */
     public static final String FILE_NAME = "ledger.mv.db";
     /** Enough for two command workers, the log's sequencer and the HTTP readers of receipts, entries and tiles. */
     public static final int DEFAULT_POOL_SIZE = 6;
 
     private static final String BASE_NAME = "ledger";
+    /** How often {@link #housekeep()} looks at the file's fill rate. */
+    private static final long HOUSEKEEPING_MS = 200;
+    /** The share of chunk space that holds live pages, in percent, below which housekeeping rewrites. */
+    static final int TARGET_FILL_RATE = 80;
+    /** Live bytes one housekeeping run rewrites at most, so a run holds H2's store lock a few milliseconds. */
+    private static final int REWRITE_BYTES = 1 << 20;
     /**
-     * WRITE_DELAY=0 writes every commit to the file before the commit returns: with H2's default of 500 ms,
-     * {@code kill -9} lost acknowledged events in every try here. H2 never fsyncs, so this survives process death,
-     * not power loss. DB_CLOSE_ON_EXIT=FALSE leaves closing to {@link #close()}, after Axon has stopped writing,
-     * instead of H2's own shutdown hook racing it.
+     * WRITE_DELAY=0 writes every commit to the file before the commit returns, from the committing thread: with H2's
+     * default of 500 ms a background thread writes later, and a force could then run before that write was issued.
+     * H2 itself never forces the file; {@link ForcedWrites} does, before anything is answered. DB_CLOSE_ON_EXIT=FALSE
+     * leaves closing to {@link #close()}, after Axon has stopped writing, instead of H2's own shutdown hook racing it.
      */
     private static final String SETTINGS = ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE";
 
     private final Path stateDirectory;
     private final HikariDataSource dataSource;
+    private final MVStore store;
+    private final ForcedWrites forcedWrites;
+    private final ScheduledExecutorService housekeeping;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
-    private H2Database(Path stateDirectory, HikariDataSource dataSource) {
+    private H2Database(Path stateDirectory, HikariDataSource dataSource, MVStore store, ForcedWrites forcedWrites) {
         this.stateDirectory = stateDirectory;
         this.dataSource = dataSource;
+        this.store = store;
+        this.forcedWrites = forcedWrites;
+        this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "ledger-h2-housekeeping");
+            t.setDaemon(true);
+            return t;
+        });
+        housekeeping.scheduleWithFixedDelay(this::housekeep, HOUSEKEEPING_MS, HOUSEKEEPING_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * H2 rewrites the live pages of sparse chunks (so their space can be reused) only from its background writer,
+     * which runs only with a write delay, and the ledger cannot have one (see {@link #SETTINGS}). Without it a file
+     * under sustained load keeps every chunk that still holds one live page and grows by several kilobytes per
+     * receipt. This does that part of the background writer's work: below {@link #TARGET_FILL_RATE} it rewrites up to
+     * {@link #REWRITE_BYTES} of live pages, and forces them like any commit.
+     */
+    private void housekeep() {
+        try {
+            if (store.isClosed() || store.getFileStore().getChunksFillRate() >= TARGET_FILL_RATE) {
+                return;
+            }
+            if (store.compact(TARGET_FILL_RATE, REWRITE_BYTES)) {
+                forcedWrites.force();
+            }
+        } catch (SQLException | RuntimeException e) {
+            LOG.warn("H2 housekeeping failed; it is tried again: {}", e.toString());
+        }
     }
 
     /** Opens the database with {@link #DEFAULT_POOL_SIZE} connections, creating the file if it is missing. */
@@ -39,6 +91,17 @@ public final class H2Database implements AutoCloseable {
 
     /** Opens the database with {@code poolSize} connections, creating the file if it is missing. */
     public static H2Database open(Path stateDirectory, int poolSize) throws StorageException {
+        return open(stateDirectory, poolSize, "", true);
+    }
+
+    /**
+     * Opens the database through the H2 file system named by {@code fileSystem} (a registered {@code FilePath}
+     * scheme followed by ':', or "" for the plain file), forcing every commit to disk unless {@code forceCommits} is
+     * false. Tests use it to put a simulated disk under the ledger, and to show that their harness catches a ledger
+     * that does not force.
+     */
+    public static H2Database open(Path stateDirectory, int poolSize, String fileSystem, boolean forceCommits)
+            throws StorageException {
         if (poolSize < 1) {
             throw new IllegalArgumentException("poolSize must be at least 1, got " + poolSize);
         }
@@ -52,20 +115,62 @@ public final class H2Database implements AutoCloseable {
             throw new StorageException("the ledger state directory " + dir + " contains ';', which H2 cannot open; "
                     + "use a path without ';'");
         }
+        if (StoreRecovery.needed(dir)) {
+            long started = System.nanoTime();
+            StoreRecovery.recover(dir, fileSystem + dir.resolve(FILE_NAME));
+            LOG.warn("{} was not closed cleanly (a kill, crash or power loss): a scan of the whole file recovered every"
+                    + " complete commit in {} ms", dir.resolve(FILE_NAME), (System.nanoTime() - started) / 1_000_000);
+        }
         HikariConfig config = new HikariConfig();
         config.setPoolName("ledger-h2");
         config.setDriverClassName("org.h2.Driver");
-        config.setJdbcUrl("jdbc:h2:file:" + dir.resolve(BASE_NAME) + SETTINGS);
+        config.setJdbcUrl("jdbc:h2:" + (fileSystem.isEmpty() ? "file:" : fileSystem) + dir.resolve(BASE_NAME) + SETTINGS);
         config.setUsername("sa");
         config.setPassword("");
         config.setMaximumPoolSize(poolSize);
         config.setMinimumIdle(poolSize);
         config.setAutoCommit(false);
+        HikariDataSource pool;
         try {
-            return new H2Database(dir, new HikariDataSource(config));
+            pool = new HikariDataSource(config);
         } catch (RuntimeException e) {
             throw translate(dir, e);
         }
+        try {
+            MVStore store = store(pool);
+            ForcedWrites forcedWrites = forceCommits ? ForcedWrites.by(force(store)) : ForcedWrites.never();
+            StoreRecovery.markOpen(dir);
+            return new H2Database(dir, pool, store, forcedWrites);
+        } catch (StorageException | RuntimeException e) {
+            pool.close();
+            throw e;
+        }
+    }
+
+    /** H2's store under the SQL layer: internal API, pinned with H2's version. */
+    private static MVStore store(HikariDataSource pool) throws StorageException {
+        try (Connection c = pool.getConnection()) {
+            return ((SessionLocal) c.unwrap(JdbcConnection.class).getSession()).getDatabase().getStore().getMvStore();
+        } catch (SQLException | ClassCastException e) {
+            throw new StorageException("cannot reach H2's store to force its writes: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Writes what H2's store holds unwritten and forces the file, on the store itself. {@code CHECKPOINT SYNC} does
+     * the same, but inside H2's database monitor; a commit whose write fails shuts H2 down, which needs that monitor
+     * while holding the store's lock that the sync waits for, and the two deadlocked here (a write failing under
+     * concurrent commits).
+     */
+    private static ForcedWrites.Force force(MVStore store) {
+        return () -> {
+            try {
+                store.commit();
+                store.sync();
+            } catch (MVStoreException e) {
+                throw new SQLException("H2 could not write or force ledger.mv.db: " + e.getMessage(), e);
+            }
+        };
     }
 
     private static StorageException translate(Path dir, RuntimeException failure) {
@@ -93,14 +198,52 @@ public final class H2Database implements AutoCloseable {
         return dataSource;
     }
 
+    /** What puts this database's commits on stable storage. */
+    public ForcedWrites forcedWrites() {
+        return forcedWrites;
+    }
+
     /** The database file, {@code <stateDir>/ledger.mv.db}. */
     public Path file() {
         return stateDirectory.resolve(FILE_NAME);
     }
 
-    /** Closes every pooled connection; H2 then closes the database and releases its file lock. */
+    /**
+     * Shuts H2 down (it writes a clean header), closes every pooled connection, which releases the file lock, and
+     * records the clean close so the next open needs no recovery scan. When H2 cannot shut down cleanly the record
+     * stays, and the next open recovers.
+     */
     @Override
     public void close() {
-        dataSource.close();
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        housekeeping.shutdown();
+        try {
+            housekeeping.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        boolean clean = false;
+        try (Connection c = dataSource.getConnection()) {
+            // Not closed by hand: after SHUTDOWN every handle on the database refuses to close ("already closed").
+            Statement s = c.createStatement();
+            s.execute("SHUTDOWN");
+            clean = true;
+        } catch (SQLException | RuntimeException e) {
+            if (!clean) {
+                LOG.warn("H2 did not shut down cleanly ({}); the next start scans the file to recover", e.getMessage());
+            }
+        } finally {
+            dataSource.close();
+        }
+        if (clean) {
+            try {
+                StoreRecovery.markClosed(stateDirectory);
+            } catch (IOException e) {
+                LOG.warn("Cannot record the clean close of {} ({}); the next start scans the file to recover",
+                        file(), e.getMessage());
+            }
+        }
     }
 }

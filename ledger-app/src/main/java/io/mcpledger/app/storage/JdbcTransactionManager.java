@@ -28,7 +28,9 @@ import org.axonframework.messaging.unitofwork.UnitOfWork;
  *       back, and every transaction started meanwhile on the thread, including a unit of work started inside it,
  *       joins it.</li>
  * </ul>
- * A joining transaction's commit and rollback do nothing: the owner decides. Axon's
+ * A joining transaction's commit and rollback do nothing: the owner decides. The owner's commit returns only once
+ * {@link ForcedWrites} has put it on stable storage, so nothing that follows a commit (an answer, a projection's
+ * fold) ever acts on a transaction a power loss could take back. Axon's
  * {@code UnitOfWorkAwareConnectionProviderWrapper} is deliberately not used: it commits in the commit phase of the
  * unit that happened to fetch the connection first, which for a nested unit is before its root has decided, and it
  * does nothing for the transactions Axon's event processors start outside units of work.
@@ -45,14 +47,16 @@ public final class JdbcTransactionManager implements TransactionManager {
     };
 
     private final DataSource dataSource;
+    private final ForcedWrites forcedWrites;
     /** Per instance, so two managers on two databases never share a connection through one unit of work. */
     private final String resourceKey = JdbcTransactionManager.class.getName() + ".transaction@"
             + Integer.toHexString(System.identityHashCode(this));
     private final ThreadLocal<JdbcTransaction> threadTransaction = new ThreadLocal<>();
     private final ConnectionProvider connectionProvider = this::currentConnection;
 
-    public JdbcTransactionManager(DataSource dataSource) {
+    public JdbcTransactionManager(DataSource dataSource, ForcedWrites forcedWrites) {
         this.dataSource = dataSource;
+        this.forcedWrites = forcedWrites;
     }
 
     /**
@@ -169,17 +173,19 @@ public final class JdbcTransactionManager implements TransactionManager {
             JdbcUtils.closeQuietly(connection);
             throw new JdbcException("Could not start a transaction: " + e.getMessage(), e);
         }
-        return new JdbcTransaction(connection);
+        return new JdbcTransaction(connection, forcedWrites);
     }
 
     /** One JDBC transaction on one pooled connection; the connection returns to the pool when it completes. */
     private static final class JdbcTransaction {
         private final Connection connection;
         private final Connection handle;
+        private final ForcedWrites forcedWrites;
         private volatile boolean completed;
 
-        JdbcTransaction(Connection connection) {
+        JdbcTransaction(Connection connection, ForcedWrites forcedWrites) {
             this.connection = connection;
+            this.forcedWrites = forcedWrites;
             this.handle = ConnectionWrapperFactory.wrap(connection, new ConnectionWrapperFactory.NoOpCloseHandler());
         }
 
@@ -202,7 +208,14 @@ public final class JdbcTransactionManager implements TransactionManager {
                 connection.commit();
             } catch (SQLException e) {
                 rollbackQuietly();
+                release();
                 throw new JdbcException("Could not commit the transaction, it was rolled back: " + e.getMessage(), e);
+            }
+            try {
+                forcedWrites.force();
+            } catch (SQLException e) {
+                throw new JdbcException("The transaction was committed but could not be forced to disk, so whether it"
+                        + " survives a power loss is unknown: " + e.getMessage(), e);
             } finally {
                 release();
             }

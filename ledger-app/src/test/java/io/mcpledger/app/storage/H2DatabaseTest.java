@@ -43,6 +43,65 @@ class H2DatabaseTest {
     }
 
     @Test
+    void anOpenDatabaseHasItsMarkerAndACleanCloseRemovesIt() throws Exception {
+        Path marker = state.resolve(StoreRecovery.MARKER);
+        try (H2Database db = H2Database.open(state)) {
+            assertThat(marker).isRegularFile();
+            assertThat(Files.getPosixFilePermissions(marker)).hasToString("[OWNER_READ, OWNER_WRITE]");
+        }
+        assertThat(marker).doesNotExist();
+    }
+
+    @Test
+    void aMarkerLeftByADeadProcessMakesTheNextOpenRecoverWithEveryCommittedRow() throws Exception {
+        try (H2Database db = H2Database.open(state); Connection c = db.dataSource().getConnection();
+             Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (v INT)");
+            s.execute("INSERT INTO t VALUES (7)");
+            c.commit();
+        }
+        Files.createFile(state.resolve(StoreRecovery.MARKER));
+        assertThat(StoreRecovery.needed(state)).isTrue();
+
+        try (H2Database db = H2Database.open(state); Connection c = db.dataSource().getConnection();
+             Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).isEqualTo(7);
+        }
+        assertThat(StoreRecovery.needed(state)).isFalse();
+    }
+
+    @Test
+    void aMarkerWithoutADatabaseFileNeedsNoRecovery() throws Exception {
+        Files.createFile(state.resolve(StoreRecovery.MARKER));
+
+        assertThat(StoreRecovery.needed(state)).isFalse();
+    }
+
+    @Test
+    void aSecondOpenWhileTheFirstRunsIsRefusedWithoutARecovery() throws Exception {
+        try (H2Database db = H2Database.open(state)) {
+            assertThat(StoreRecovery.needed(state)).isTrue();
+            assertThatThrownBy(() -> H2Database.open(state))
+                    .isInstanceOf(StateInUseException.class)
+                    .hasMessageContaining("is in use by another process");
+        }
+    }
+
+    @Test
+    void everyCommitIsForcedThroughOneSharedForce() throws Exception {
+        try (H2Database db = H2Database.open(state); Connection c = db.dataSource().getConnection();
+             Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (v INT)");
+            c.commit();
+            long before = db.forcedWrites().forces();
+            db.forcedWrites().force();
+            assertThat(db.forcedWrites().forces()).isEqualTo(before + 1);
+            assertThat(db.forcedWrites().failure()).isEmpty();
+        }
+    }
+
+    @Test
     void pooledConnectionsDoNotAutoCommit() throws Exception {
         try (H2Database db = H2Database.open(state); Connection c = db.dataSource().getConnection()) {
             assertThat(c.getAutoCommit()).isFalse();

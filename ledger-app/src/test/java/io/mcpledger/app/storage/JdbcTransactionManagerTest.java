@@ -55,13 +55,13 @@ class JdbcTransactionManagerTest {
     @Test
     void eventsAppendedInACommittedUnitOfWorkAreReadableFromANewEngineOnANewPool() throws Exception {
         H2Database first = open();
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(first.dataSource()));
+        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(first.dataSource(), first.forcedWrites()));
         UnitOfWork<?> uow = DefaultUnitOfWork.startAndGet(null);
         engine.appendEvents(event("a-1", 0, "first"), event("a-1", 1, "second"));
         uow.commit();
         first.close();
 
-        JdbcEventStorageEngine reopened = engine(new JdbcTransactionManager(open().dataSource()));
+        JdbcEventStorageEngine reopened = engine(new JdbcTransactionManager(open().dataSource(), ForcedWrites.never()));
 
         assertThat(payloads(reopened, "a-1")).containsExactly(new Noted("first"), new Noted("second"));
     }
@@ -69,13 +69,13 @@ class JdbcTransactionManagerTest {
     @Test
     void eventsAppendedInAUnitOfWorkThatRollsBackAreDiscarded() throws Exception {
         H2Database first = open();
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(first.dataSource()));
+        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(first.dataSource(), first.forcedWrites()));
         UnitOfWork<?> uow = DefaultUnitOfWork.startAndGet(null);
         engine.appendEvents(event("a-1", 0, "first"), event("a-1", 1, "second"));
         uow.rollback();
         first.close();
 
-        JdbcEventStorageEngine reopened = engine(new JdbcTransactionManager(open().dataSource()));
+        JdbcEventStorageEngine reopened = engine(new JdbcTransactionManager(open().dataSource(), ForcedWrites.never()));
 
         assertThat(payloads(reopened, "a-1")).isEmpty();
     }
@@ -83,7 +83,7 @@ class JdbcTransactionManagerTest {
     @Test
     void aFailureLaterInPrepareCommitDiscardsEventsAlreadyAppended() throws Exception {
         H2Database db = open();
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource()));
+        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
         UnitOfWork<?> uow = DefaultUnitOfWork.startAndGet(null);
         uow.onPrepareCommit(u -> engine.appendEvents(event("a-1", 0, "first")));
         uow.onPrepareCommit(u -> {
@@ -98,7 +98,7 @@ class JdbcTransactionManagerTest {
     void aUnitOfWorkCommitsOnceAfterPrepareCommitAndBeforeAfterCommit() throws Exception {
         H2Database db = open();
         AtomicInteger commits = new AtomicInteger();
-        JdbcTransactionManager transactions = new JdbcTransactionManager(countingCommits(db.dataSource(), commits));
+        JdbcTransactionManager transactions = new JdbcTransactionManager(countingCommits(db.dataSource(), commits), ForcedWrites.never());
         JdbcEventStorageEngine engine = engine(transactions);
         commits.set(0);
         List<String> seen = new ArrayList<>();
@@ -122,7 +122,7 @@ class JdbcTransactionManagerTest {
     @Test
     void aNestedUnitOfWorkIsCommittedWithItsRootNotBefore() throws Exception {
         H2Database db = open();
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource()));
+        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
         UnitOfWork<?> root = DefaultUnitOfWork.startAndGet(null);
         UnitOfWork<?> nested = DefaultUnitOfWork.startAndGet(null);
         engine.appendEvents(event("a-1", 0, "first"));
@@ -136,7 +136,7 @@ class JdbcTransactionManagerTest {
     @Test
     void aRootRollbackDiscardsWhatItsCommittedNestedUnitsWrote() throws Exception {
         H2Database db = open();
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource()));
+        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
         UnitOfWork<?> root = DefaultUnitOfWork.startAndGet(null);
         for (int i = 0; i < 3; i++) {
             UnitOfWork<?> nested = DefaultUnitOfWork.startAndGet(null);
@@ -152,7 +152,7 @@ class JdbcTransactionManagerTest {
     @Test
     void aRolledBackNestedUnitDoesNotUndoItsSiblingsOrRoot() throws Exception {
         H2Database db = open();
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource()));
+        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
         UnitOfWork<?> root = DefaultUnitOfWork.startAndGet(null);
         UnitOfWork<?> kept = DefaultUnitOfWork.startAndGet(null);
         engine.appendEvents(event("a-1", 0, "kept"));
@@ -168,7 +168,7 @@ class JdbcTransactionManagerTest {
     @Test
     void outsideAUnitOfWorkEachAppendCommitsItself() throws Exception {
         H2Database db = open();
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource()));
+        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
 
         engine.appendEvents(event("a-1", 0, "first"), event("a-1", 1, "second"));
 
@@ -178,7 +178,7 @@ class JdbcTransactionManagerTest {
     @Test
     void executeInTransactionRollsBackWhenTheTaskThrows() throws Exception {
         H2Database db = open();
-        JdbcTransactionManager transactions = new JdbcTransactionManager(db.dataSource());
+        JdbcTransactionManager transactions = new JdbcTransactionManager(db.dataSource(), db.forcedWrites());
         JdbcEventStorageEngine engine = engine(transactions);
 
         assertThatThrownBy(() -> transactions.executeInTransaction(() -> {
@@ -191,7 +191,7 @@ class JdbcTransactionManagerTest {
     @Test
     void aTransactionStartedInsideAnotherJoinsItAndOnlyTheOuterCommits() throws Exception {
         H2Database db = open();
-        JdbcTransactionManager transactions = new JdbcTransactionManager(db.dataSource());
+        JdbcTransactionManager transactions = new JdbcTransactionManager(db.dataSource(), db.forcedWrites());
         JdbcEventStorageEngine engine = engine(transactions);
         Transaction outer = transactions.startTransaction();
         Transaction inner = transactions.startTransaction();
@@ -207,7 +207,7 @@ class JdbcTransactionManagerTest {
     void aTransactionAttachedBeforeItsUnitOfWorkStartsOwnsTheUnitsWrites() throws Exception {
         H2Database db = open();
         AtomicInteger commits = new AtomicInteger();
-        JdbcTransactionManager transactions = new JdbcTransactionManager(countingCommits(db.dataSource(), commits));
+        JdbcTransactionManager transactions = new JdbcTransactionManager(countingCommits(db.dataSource(), commits), ForcedWrites.never());
         JdbcEventStorageEngine engine = engine(transactions);
         commits.set(0);
         // What Axon's event processors do: attach first, then run the batch in the unit.
@@ -226,7 +226,7 @@ class JdbcTransactionManagerTest {
     @Test
     void aTransactionAttachedBeforeItsUnitOfWorkRollsBackWithIt() throws Exception {
         H2Database db = open();
-        JdbcTransactionManager transactions = new JdbcTransactionManager(db.dataSource());
+        JdbcTransactionManager transactions = new JdbcTransactionManager(db.dataSource(), db.forcedWrites());
         JdbcEventStorageEngine engine = engine(transactions);
         DefaultUnitOfWork<?> uow = new DefaultUnitOfWork<>(null);
         uow.attachTransaction(transactions);
@@ -242,7 +242,7 @@ class JdbcTransactionManagerTest {
     @Test
     void outsideAnyTransactionTheProviderGivesAnAutoCommittingConnection() throws Exception {
         H2Database db = open();
-        JdbcTransactionManager transactions = new JdbcTransactionManager(db.dataSource());
+        JdbcTransactionManager transactions = new JdbcTransactionManager(db.dataSource(), db.forcedWrites());
         engine(transactions);
 
         try (Connection c = transactions.connectionProvider().getConnection(); Statement s = c.createStatement()) {
@@ -257,7 +257,7 @@ class JdbcTransactionManagerTest {
 
     @Test
     void committingATransactionTwiceIsRefusedAndRollingBackAfterwardsIsHarmless() throws Exception {
-        JdbcTransactionManager transactions = new JdbcTransactionManager(open().dataSource());
+        JdbcTransactionManager transactions = new JdbcTransactionManager(open().dataSource(), ForcedWrites.never());
         Transaction transaction = transactions.startTransaction();
         transaction.commit();
 
@@ -270,7 +270,7 @@ class JdbcTransactionManagerTest {
     @Test
     void everyUnitOfWorkReturnsItsConnectionToThePool() throws Exception {
         H2Database db = open(1);
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource()));
+        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
 
         for (int i = 0; i < 6; i++) {
             UnitOfWork<?> uow = DefaultUnitOfWork.startAndGet(null);
@@ -288,7 +288,7 @@ class JdbcTransactionManagerTest {
     @Test
     void aTokenStoredByJdbcTokenStoreIsFetchedFromANewPool() throws Exception {
         H2Database first = open();
-        JdbcTransactionManager transactions = new JdbcTransactionManager(first.dataSource());
+        JdbcTransactionManager transactions = new JdbcTransactionManager(first.dataSource(), first.forcedWrites());
         JdbcTokenStore store = tokenStore(transactions);
         store.createSchema(GenericTokenTableFactory.INSTANCE);
         transactions.executeInTransaction(() -> store.initializeTokenSegments("receipts", 1));
@@ -296,7 +296,7 @@ class JdbcTransactionManagerTest {
         transactions.executeInTransaction(() -> store.releaseClaim("receipts", 0));
         first.close();
 
-        JdbcTransactionManager reopened = new JdbcTransactionManager(open().dataSource());
+        JdbcTransactionManager reopened = new JdbcTransactionManager(open().dataSource(), ForcedWrites.never());
         TrackingToken token = reopened.fetchInTransaction(() -> tokenStore(reopened).fetchToken("receipts", 0));
 
         assertThat(token).isEqualTo(new GlobalSequenceTrackingToken(42));

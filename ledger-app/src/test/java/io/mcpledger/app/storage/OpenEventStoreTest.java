@@ -18,7 +18,7 @@ abstract class OpenEventStoreTest {
     @BeforeEach
     void openEventStore() throws Exception {
         db = H2Database.open(state);
-        engine = engine(new JdbcTransactionManager(db.dataSource()));
+        engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
     }
 
     @AfterEach
