@@ -7,11 +7,13 @@ import io.mcpledger.app.storage.H2EventTableFactory;
 import io.mcpledger.app.storage.H2PersistenceExceptionResolver;
 import io.mcpledger.app.storage.JdbcTransactionManager;
 import io.mcpledger.app.storage.LruCache;
+import io.mcpledger.app.storage.ReceiptSerializer;
 import io.mcpledger.domain.policy.PolicyAggregate;
 import io.mcpledger.domain.principal.PrincipalAggregate;
 import io.mcpledger.domain.session.LedgerContext;
 import io.mcpledger.domain.session.SessionAggregate;
 import io.mcpledger.query.LedgerProjection;
+import java.util.List;
 import org.axonframework.config.AggregateConfigurer;
 import org.axonframework.config.Configuration;
 import org.axonframework.config.Configurer;
@@ -35,10 +37,13 @@ public final class AxonSetup {
     private AxonSetup() {
     }
 
-    /** Axon's own mapper, kept apart from Micronaut's, so HTTP settings never change what is stored. */
+    /**
+     * Events that are their receipt are stored as the receipt's JCS line ({@link ReceiptSerializer}); everything else
+     * through Axon's own Jackson mapper, kept apart from Micronaut's, so HTTP settings never change what is stored.
+     */
     public static Serializer serializer() {
         ObjectMapper mapper = JsonMapper.builder().addModule(new JavaTimeModule()).build();
-        return JacksonSerializer.builder().objectMapper(mapper).build();
+        return new ReceiptSerializer(JacksonSerializer.builder().objectMapper(mapper).build());
     }
 
     /** The JDBC event storage engine on H2, its tables created when missing; the storage tests use it too. */
@@ -76,6 +81,9 @@ public final class AxonSetup {
                 .configureEventSerializer(c -> serializer)
                 .configureMessageSerializer(c -> serializer)
                 .configureTransactionManager(c -> transactions)
+                // Axon's default stamps every event with a correlation and a trace id: about 100 bytes a receipt on
+                // disk that nothing reads (the receipt names its request and session itself).
+                .configureCorrelationDataProviders(c -> List.of())
                 .configureCommandBus(c -> commandBus)
                 .configureEmbeddedEventStore(c -> storage)
                 .registerComponent(TokenStore.class, c -> tokens)

@@ -152,6 +152,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 url = spawned.url;
                 token = spawned.edgeToken;
                 ledgerPid = spawned.process.pid();
+                state = spawned.work.resolve("state");
             } else if (token == null) {
                 if (state == null) {
                     System.err.println("give --state DIR (to read credentials/edge.token), --token or --spawn");
@@ -400,6 +401,11 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 + "answers with a receipt: %,d (%,d initialize + %,d calls)%s%n", before, after, after - before,
                 answered, sessions, answered - sessions,
                 after - before == answered ? "" : " -- MISMATCH (or another client wrote to this ledger)");
+        if (state != null && Files.exists(state.resolve("ledger.mv.db"))) {
+            long bytes = Files.size(state.resolve("ledger.mv.db"));
+            System.out.printf(Locale.ROOT, "disk: ledger.mv.db is %,d bytes, %,.0f bytes per receipt (%,d receipts)%n",
+                    bytes, (double) bytes / Math.max(1, after), after);
+        }
     }
 
     private long healthReceipts(String host, int port) throws IOException {
