@@ -1,5 +1,6 @@
 package io.mcpledger.app.engine;
 
+import io.mcpledger.app.storage.UnforcedCommitException;
 import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.session.SessionCommand;
 import java.util.ArrayList;
@@ -230,10 +231,25 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
                     batch.get(i).answer(result);
                 } else {
                     batch.get(i).answer(GenericCommandResultMessage.asCommandResultMessage(new NotStoredException(
-                            "not stored: the commit this command shared failed (" + poison + "); it is safe to retry",
+                            unforced(poison)
+                                    ? "not acknowledged: the commit this command shared was stored but could not be"
+                                    + " forced to disk (" + poison.getMessage() + "); the ledger acknowledges nothing"
+                                    + " until it is restarted on a healthy disk, and a retry of the same request then"
+                                    + " answers the stored receipt if it survived"
+                                    : "not stored: the commit this command shared failed (" + poison
+                                    + "); it is safe to retry",
                             poison)));
                 }
             }
+        }
+
+        private boolean unforced(Throwable failure) {
+            for (Throwable t = failure; t != null; t = t.getCause()) {
+                if (t instanceof UnforcedCommitException) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         private boolean appliedNothing(Throwable failure) {

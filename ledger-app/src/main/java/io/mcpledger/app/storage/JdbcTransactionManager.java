@@ -214,8 +214,8 @@ public final class JdbcTransactionManager implements TransactionManager {
             try {
                 forcedWrites.force();
             } catch (SQLException e) {
-                throw new JdbcException("The transaction was committed but could not be forced to disk, so whether it"
-                        + " survives a power loss is unknown: " + e.getMessage(), e);
+                throw new UnforcedCommitException("the transaction was committed but could not be forced to disk, so"
+                        + " whether it survives a power loss is unknown: " + e.getMessage(), e);
             } finally {
                 release();
             }

@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.mcpledger.app.storage.EventStoreFixture.Noted;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -117,6 +118,45 @@ class JdbcTransactionManagerTest {
                 "prepare-commit: 0 commits, 0 events visible",
                 "after-commit: 1 commits, 2 events visible");
         assertThat(commits).hasValue(1);
+    }
+
+    @Test
+    void aUnitOfWorkIsForcedToDiskBeforeItsAfterCommitSteps() throws Exception {
+        H2Database db = open();
+        List<String> seen = new ArrayList<>();
+        JdbcTransactionManager transactions = new JdbcTransactionManager(db.dataSource(),
+                ForcedWrites.by(() -> seen.add("forced")));
+        JdbcEventStorageEngine engine = engine(transactions);
+
+        UnitOfWork<?> uow = DefaultUnitOfWork.startAndGet(null);
+        uow.attachTransaction(transactions);
+        uow.onPrepareCommit(u -> engine.appendEvents(event("f-1", 0, "first")));
+        uow.afterCommit(u -> seen.add("after-commit"));
+        uow.commit();
+
+        assertThat(seen).containsExactly("forced", "after-commit");
+    }
+
+    @Test
+    void aCommitThatCannotBeForcedFailsAsUnforcedAndSkipsItsAfterCommitSteps() throws Exception {
+        H2Database db = open();
+        List<String> seen = new ArrayList<>();
+        JdbcTransactionManager transactions = new JdbcTransactionManager(db.dataSource(),
+                ForcedWrites.by(() -> {
+                    throw new SQLException("Input/output error");
+                }));
+        JdbcEventStorageEngine engine = engine(transactions);
+
+        UnitOfWork<?> uow = DefaultUnitOfWork.startAndGet(null);
+        uow.attachTransaction(transactions);
+        uow.onPrepareCommit(u -> engine.appendEvents(event("u-1", 0, "first")));
+        uow.afterCommit(u -> seen.add("after-commit"));
+
+        assertThatThrownBy(uow::commit)
+                .isInstanceOf(UnforcedCommitException.class)
+                .hasMessageContaining("committed but could not be forced to disk")
+                .hasMessageContaining("Input/output error");
+        assertThat(seen).isEmpty();
     }
 
     @Test
