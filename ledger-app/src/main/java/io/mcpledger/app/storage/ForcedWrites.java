@@ -17,7 +17,6 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ForcedWrites {
     private final AtomicLong requested = new AtomicLong();
     private final AtomicLong forces = new AtomicLong();
-    private final AtomicLong forceNanos = new AtomicLong();
     private final Force force;
     /** The highest ticket a completed force covers; guarded by {@code this}. */
     private long forced;
@@ -65,14 +64,12 @@ public final class ForcedWrites {
             }
             // Every ticket up to here was taken after its commit, and the force below starts after all of them.
             long covers = requested.get();
-            long start = System.nanoTime();
             try {
                 force.run();
             } catch (SQLException | RuntimeException e) {
                 failure = String.valueOf(e.getMessage()).lines().findFirst().orElse(e.toString());
                 throw e;
             }
-            forceNanos.addAndGet(System.nanoTime() - start);
             forces.incrementAndGet();
             forced = covers;
         }
@@ -86,11 +83,6 @@ public final class ForcedWrites {
     /** Commits that asked to be forced so far. */
     public long requests() {
         return requested.get();
-    }
-
-    /** Nanoseconds spent forcing, in total. */
-    public long forceNanos() {
-        return forceNanos.get();
     }
 
     /** Why writes can no longer be forced, or empty while they can. */

@@ -55,20 +55,11 @@ class H2DatabaseTest {
 
     @Test
     void aMarkerLeftByADeadProcessMakesTheNextOpenRecoverWithEveryCommittedRow() throws Exception {
-        try (H2Database db = H2Database.open(state); Connection c = db.dataSource().getConnection();
-             Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE t (v INT)");
-            s.execute("INSERT INTO t VALUES (7)");
-            c.commit();
-        }
+        commitSeven();
         Files.createFile(state.resolve(StoreRecovery.MARKER));
         assertThat(StoreRecovery.needed(state)).isTrue();
 
-        try (H2Database db = H2Database.open(state); Connection c = db.dataSource().getConnection();
-             Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t")) {
-            assertThat(rs.next()).isTrue();
-            assertThat(rs.getInt(1)).isEqualTo(7);
-        }
+        assertSevenIsThere();
         assertThat(StoreRecovery.needed(state)).isFalse();
     }
 
@@ -111,17 +102,8 @@ class H2DatabaseTest {
 
     @Test
     void committedRowsSurviveCloseAndReopenInTheSameJvm() throws Exception {
-        try (H2Database db = H2Database.open(state); Connection c = db.dataSource().getConnection();
-             Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE t (v INT)");
-            s.execute("INSERT INTO t VALUES (7)");
-            c.commit();
-        }
-        try (H2Database db = H2Database.open(state); Connection c = db.dataSource().getConnection();
-             Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t")) {
-            assertThat(rs.next()).isTrue();
-            assertThat(rs.getInt(1)).isEqualTo(7);
-        }
+        commitSeven();
+        assertSevenIsThere();
     }
 
     @Test
@@ -194,5 +176,24 @@ class H2DatabaseTest {
         assertThatThrownBy(() -> H2Database.open(state, 0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("poolSize must be at least 1, got 0");
+    }
+
+    /** Creates table t with the one row 7, committed, and closes the database. */
+    private void commitSeven() throws Exception {
+        try (H2Database db = H2Database.open(state); Connection c = db.dataSource().getConnection();
+             Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (v INT)");
+            s.execute("INSERT INTO t VALUES (7)");
+            c.commit();
+        }
+    }
+
+    /** Opens the database and finds the row 7 in table t. */
+    private void assertSevenIsThere() throws Exception {
+        try (H2Database db = H2Database.open(state); Connection c = db.dataSource().getConnection();
+             Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM t")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).isEqualTo(7);
+        }
     }
 }

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.h2.store.fs.FileBase;
 import org.h2.store.fs.FilePath;
 import org.h2.store.fs.FilePathWrapper;
@@ -27,7 +26,6 @@ public final class PowerCutFileSystem extends FilePathWrapper {
     public static final String PREFIX = "powercut:";
     private static final PowerCutFileSystem INSTANCE = new PowerCutFileSystem();
     private static final Set<PowerCutChannel> OPEN = ConcurrentHashMap.newKeySet();
-    private static final AtomicLong FORCES = new AtomicLong();
     private static volatile boolean cut;
 
     /** Registers the scheme with H2 (once is enough) and restores power for files opened from now on. */
@@ -45,11 +43,6 @@ public final class PowerCutFileSystem extends FilePathWrapper {
         for (PowerCutChannel channel : OPEN) {
             channel.persistSome(random);
         }
-    }
-
-    /** Forces that reached the real files since the JVM started. */
-    public static long forces() {
-        return FORCES.get();
     }
 
     @Override
@@ -218,7 +211,6 @@ public final class PowerCutFileSystem extends FilePathWrapper {
             }
             pending.clear();
             base.force(metaData);
-            FORCES.incrementAndGet();
         }
 
         @Override
