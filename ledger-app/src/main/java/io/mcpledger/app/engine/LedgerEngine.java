@@ -1,6 +1,7 @@
 package io.mcpledger.app.engine;
 
 import io.mcpledger.app.statedir.LoadedState;
+import io.mcpledger.app.storage.DaemonScheduler;
 import io.mcpledger.app.storage.H2Database;
 import io.mcpledger.app.storage.JdbcTransactionManager;
 import io.mcpledger.app.storage.StorageException;
@@ -25,7 +26,6 @@ import org.axonframework.eventsourcing.eventstore.DomainEventStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.axonframework.commandhandling.gateway.CommandGateway;
@@ -73,16 +73,8 @@ public final class LedgerEngine implements AutoCloseable {
         this.log = log;
         this.checkpointInterval = checkpointInterval;
         this.replayed = replayed;
-        this.sequencing = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "ledger-sequencer");
-            t.setDaemon(true);
-            return t;
-        });
-        this.reaper = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "ledger-reaper");
-            t.setDaemon(true);
-            return t;
-        });
+        this.sequencing = DaemonScheduler.named("ledger-sequencer");
+        this.reaper = DaemonScheduler.named("ledger-reaper");
     }
 
     /**

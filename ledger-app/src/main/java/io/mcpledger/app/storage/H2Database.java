@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -56,11 +55,7 @@ public final class H2Database implements AutoCloseable {
         this.dataSource = dataSource;
         this.store = store;
         this.forcedWrites = forcedWrites;
-        this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "ledger-h2-housekeeping");
-            t.setDaemon(true);
-            return t;
-        });
+        this.housekeeping = DaemonScheduler.named("ledger-h2-housekeeping");
         housekeeping.scheduleWithFixedDelay(this::housekeep, HOUSEKEEPING_MS, HOUSEKEEPING_MS, TimeUnit.MILLISECONDS);
     }
 
@@ -177,8 +172,7 @@ public final class H2Database implements AutoCloseable {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof SQLException sql) {
                 if (sql.getErrorCode() == ErrorCode.DATABASE_ALREADY_OPEN_1) {
-                    return new StateInUseException("the ledger state at " + dir + " is in use by another process; "
-                            + "stop that process or pass a different --state directory", failure);
+                    return StateInUseException.at(dir, failure);
                 }
                 return new StorageException("cannot open the ledger database " + dir.resolve(FILE_NAME) + ": "
                         + firstLine(sql.getMessage()) + "; if the file is damaged, restore it from a backup", failure);

@@ -50,7 +50,7 @@ final class StoreRecovery {
             store.close();
         } catch (MVStoreException e) {
             if (e.getErrorCode() == DataUtils.ERROR_FILE_LOCKED) {
-                throw inUse(stateDirectory, e);
+                throw StateInUseException.at(stateDirectory, e);
             }
             throw new StorageException("the ledger database " + stateDirectory.resolve(H2Database.FILE_NAME)
                     + " was not closed cleanly and cannot be recovered: " + e.getMessage()
@@ -65,19 +65,14 @@ final class StoreRecovery {
     private static void requireUnlocked(Path stateDirectory, String storeFile) throws StorageException {
         try (FileChannel file = FilePath.get(storeFile).open("rw"); FileLock lock = file.tryLock()) {
             if (lock == null) {
-                throw inUse(stateDirectory, null);
+                throw StateInUseException.at(stateDirectory, null);
             }
         } catch (OverlappingFileLockException e) {
-            throw inUse(stateDirectory, e);
+            throw StateInUseException.at(stateDirectory, e);
         } catch (IOException e) {
             throw new StorageException("cannot open " + stateDirectory.resolve(H2Database.FILE_NAME) + ": "
                     + e.getMessage(), e);
         }
-    }
-
-    private static StateInUseException inUse(Path stateDirectory, Exception cause) {
-        return new StateInUseException("the ledger state at " + stateDirectory + " is in use by another process;"
-                + " stop that process or pass a different --state directory", cause);
     }
 
     /** Records, on stable storage, that a process has the database open. */
