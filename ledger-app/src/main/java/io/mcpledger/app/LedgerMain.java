@@ -3,6 +3,7 @@ package io.mcpledger.app;
 import io.mcpledger.app.cli.DemoCommand;
 import io.mcpledger.app.cli.ExportCommand;
 import io.mcpledger.app.cli.InitCommand;
+import io.mcpledger.app.cli.RebuildCommand;
 import io.mcpledger.app.cli.ServeCommand;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -15,6 +16,7 @@ import picocli.CommandLine.Command;
             InitCommand.class,
             ServeCommand.class,
             ExportCommand.class,
+            RebuildCommand.class,
             DemoCommand.class,
         })
 public final class LedgerMain implements Callable<Integer> {

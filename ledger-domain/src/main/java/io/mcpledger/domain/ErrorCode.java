@@ -21,7 +21,8 @@ public enum ErrorCode {
     NOT_INTEGRATED("not_integrated", 409),
     SESSION_EXPIRED("session_expired", 410),
     PAYLOAD_TOO_LARGE("payload_too_large", 413),
-    SESSION_LIMIT("session_limit", 503);
+    SESSION_LIMIT("session_limit", 503),
+    STARTING("starting", 503);
 
     private final String code;
     private final int status;

@@ -7,9 +7,7 @@ import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.crypto.Hex;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.policy.ActivatePolicy;
-import io.mcpledger.domain.policy.PolicyAnswer;
 import io.mcpledger.domain.principal.RevokePrincipal;
-import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.CallAdmitted;
 import io.mcpledger.domain.session.CallAnswer;
 import io.mcpledger.domain.session.DeleteSession;
@@ -22,6 +20,11 @@ import io.mcpledger.domain.session.RevokeCapability;
 import io.mcpledger.domain.session.SessionAnswer;
 import io.mcpledger.domain.session.SessionIds;
 import io.mcpledger.domain.session.SessionInitialized;
+import io.mcpledger.domain.session.CallRecord;
+import io.mcpledger.domain.session.CallStatus;
+import io.mcpledger.domain.session.RecordOutcome;
+import io.mcpledger.domain.policy.InvalidPolicyException;
+import io.mcpledger.domain.policy.PolicyDocument;
 import io.mcpledger.domain.session.TokenRefs;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -30,7 +33,10 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The projections through a real command bus: visible before the answer, never showing a refused command. */
+/**
+ * The projections through a real command bus: visible before the answer, never showing a refused command, stored with
+ * the position they reach, and opened again by a restart that folds only what lies after it.
+ */
 class LedgerProjectionTest {
     static final String POLICY = "{\"capabilities\":{\"default\":{\"tools\":[{\"operations\":[\"invoke\"],"
             + "\"server\":\"pricing\",\"tool\":\"quote\",\"ttl\":300}]}}}";
@@ -44,6 +50,14 @@ class LedgerProjectionTest {
     @AfterEach
     void tearDown() {
         ledger.close();
+    }
+
+    static PolicyDocument policy(String json) {
+        try {
+            return PolicyDocument.fromCanonical(json);
+        } catch (InvalidPolicyException e) {
+            throw new IllegalArgumentException(e);
+        }
     }
 
     static String sessionId(int n) {
@@ -61,24 +75,24 @@ class LedgerProjectionTest {
     void anInitializedSessionIsVisibleAsSoonAsItIsAnswered() {
         SessionAnswer answer = initialize(1, T0);
 
-        assertThat(ledger.projection.session(sessionId(1))).contains(answer.session());
+        assertThat(ledger.projector.sessionView(sessionId(1))).contains(answer.session());
     }
 
     @Test
     void aRefusedCommandLeavesTheProjectionsUnchanged() {
         initialize(1, T0);
-        DigestView before = ledger.projection.digest();
+        DigestView before = ledger.projector.digest();
 
         assertThatThrownBy(() -> ledger.send(new ResumeSession(sessionId(1), TOKEN, "1999-01-01", null, T0)))
                 .isInstanceOf(LedgerException.class);
 
-        assertThat(ledger.projection.digest()).isEqualTo(before);
+        assertThat(ledger.projector.digest()).isEqualTo(before);
     }
 
     @Test
     void theNextAdmissionSeesAnActivatedPolicy() {
         initialize(1, T0);
-        ledger.send(new ActivatePolicy(POLICY, T0));
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
         ledger.send(new ResumeSession(sessionId(1), TOKEN, null, null, T0.plusSeconds(1)));
 
         CallAnswer answer = ledger.send(new RequestCall(sessionId(1), TOKEN, "r1", "pricing", "quote", "invoke",
@@ -89,9 +103,9 @@ class LedgerProjectionTest {
 
     @Test
     void theNextAdmissionSeesANarrowedPolicy() {
-        ledger.send(new ActivatePolicy(POLICY, T0));
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
         initialize(1, T0);
-        ledger.send(new ActivatePolicy(DISCOUNT_POLICY, T0.plusSeconds(1)));
+        ledger.send(new ActivatePolicy(policy(DISCOUNT_POLICY), T0.plusSeconds(1)));
 
         CallAnswer answer = ledger.send(new RequestCall(sessionId(1), TOKEN, "r1", "pricing", "quote", "invoke",
                 "ab".repeat(32), null, T0.plusSeconds(2)));
@@ -103,22 +117,24 @@ class LedgerProjectionTest {
     void theNextInitializeSeesARevokedPrincipal() {
         ledger.send(new RevokePrincipal(TokenRefs.of(TOKEN), T0));
 
-        assertThat(ledger.projection.isPrincipalRevoked(TokenRefs.of(TOKEN))).isTrue();
+        assertThat(ledger.projector.isPrincipalRevoked(TokenRefs.of(TOKEN))).isTrue();
         assertThatThrownBy(() -> initialize(1, T0.plusSeconds(1)))
                 .isInstanceOfSatisfying(LedgerException.class, e -> assertThat(e.code().code()).isEqualTo("token_revoked"));
     }
 
     @Test
     void everyCapabilityASessionHeldLeadsBackToIt() {
-        ledger.send(new ActivatePolicy(POLICY, T0));
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
         String first = initialize(1, T0).session().path("capability").path("id").asText();
         SessionAnswer resumed = ledger.send(new ResumeSession(sessionId(1), TOKEN, null, null, T0.plusSeconds(5)));
         String second = resumed.session().path("capability").path("id").asText();
 
         assertThat(first).isNotEqualTo(second);
-        assertThat(ledger.projection.capabilityOwner(first)).contains(sessionId(1));
-        assertThat(ledger.projection.capabilityOwner(second)).contains(sessionId(1));
-        assertThat(ledger.projection.capabilityOwner("cap-none")).isEmpty();
+        assertThat(ledger.projector.capabilityOwner(first)).isEqualTo(sessionId(1));
+        assertThat(ledger.projector.capabilityOwner(second)).isEqualTo(sessionId(1));
+        ledger.projector.flush();
+        assertThat(ledger.projector.capabilityOwner(first)).isEqualTo(sessionId(1));
+        assertThat(ledger.projector.capabilityOwner("cap-none")).isNull();
     }
 
     @Test
@@ -128,15 +144,15 @@ class LedgerProjectionTest {
         }
         ledger.send(new DeleteSession(sessionId(2), TOKEN, T0.plusSeconds(1)));
 
-        SessionPage first = ledger.projection.sessions(true, null, 2);
-        SessionPage second = ledger.projection.sessions(true, first.next(), 2);
+        SessionPage first = ledger.projector.sessions(true, null, 2);
+        SessionPage second = ledger.projector.sessions(true, first.next(), 2);
 
         assertThat(first.sessions()).extracting(s -> s.path("id").asText()).containsExactly(sessionId(1), sessionId(3));
         assertThat(first.next()).isEqualTo(sessionId(3));
         assertThat(second.sessions()).extracting(s -> s.path("id").asText()).containsExactly(sessionId(4), sessionId(5));
         assertThat(second.next()).isNull();
-        assertThat(ledger.projection.sessions(false, null, 10).sessions()).hasSize(5);
-        assertThat(ledger.projection.activeSessions()).isEqualTo(4);
+        assertThat(ledger.projector.sessions(false, null, 10).sessions()).hasSize(5);
+        assertThat(ledger.projector.activeSessions()).isEqualTo(4);
     }
 
     @Test
@@ -144,25 +160,25 @@ class LedgerProjectionTest {
         initialize(1, T0);
         initialize(2, T0.plus(Duration.ofMinutes(10)));
 
-        assertThat(ledger.projection.idleSessions(T0.plus(Duration.ofMinutes(31)))).containsExactly(sessionId(1));
-        assertThat(ledger.projection.idleSessions(T0.plus(Duration.ofMinutes(30)))).isEmpty();
+        assertThat(ledger.projector.idleSessions(T0.plus(Duration.ofMinutes(31)))).containsExactly(sessionId(1));
+        assertThat(ledger.projector.idleSessions(T0.plus(Duration.ofMinutes(30)))).isEmpty();
     }
 
     @Test
-    void aProjectionRebuiltFromTheStoreHasTheSameDigest() {
-        ledger.send(new ActivatePolicy(POLICY, T0));
+    void projectionsFoldedAgainFromTheWholeLogHaveTheSameDigest() {
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
         initialize(1, T0);
         ledger.send(new RequestCall(sessionId(1), TOKEN, "r1", "pricing", "quote", "invoke", "ab".repeat(32), null,
                 T0.plusSeconds(1)));
         ledger.send(new RevokeCapability(sessionId(1), null, T0.plusSeconds(2)));
         ledger.send(new RevokePrincipal(TokenRefs.of(Hex.encode(new byte[32])), T0.plusSeconds(3)));
 
-        DigestView live = ledger.projection.digest();
+        DigestView live = ledger.projector.digest();
 
         assertThat(live.treeSize()).isEqualTo(5);
-        assertThat(ledger.projection.size()).isEqualTo(5);
-        assertThat(ledger.rebuilt(IDLE).digest()).isEqualTo(live);
-        assertThat(ledger.rebuilt(IDLE).session(sessionId(1))).isEqualTo(ledger.projection.session(sessionId(1)));
+        assertThat(ledger.projector.position()).isEqualTo(5);
+        assertThat(ledger.rebuilt().digest()).isEqualTo(live);
+        assertThat(ledger.rebuilt().sessionView(sessionId(1))).isEqualTo(ledger.projector.sessionView(sessionId(1)));
     }
 
     @Test
@@ -174,29 +190,29 @@ class LedgerProjectionTest {
         ledger.send(new ExpireSession(sessionId(2), T0.plus(IDLE).plusSeconds(1)));
         ledger.send(new DeleteSession(sessionId(2), TOKEN, T0.plus(IDLE).plusSeconds(2)));
 
-        assertThat(ledger.projection.activeSessions()).isEqualTo(1);
+        assertThat(ledger.projector.activeSessions()).isEqualTo(1);
     }
 
     @Test
-    void everyCommittedReceiptIsLocatedInItsStreamAndAtItsLogIndex() {
-        PolicyAnswer first = ledger.send(new ActivatePolicy(POLICY, T0));
-        PolicyAnswer second = ledger.send(new ActivatePolicy(DISCOUNT_POLICY, T0));
-        SessionAnswer initialized = initialize(1, T0);
-        CallAnswer call = ledger.send(new RequestCall(sessionId(1), TOKEN, "req-1", "pricing", "discount", "invoke",
-                "ab".repeat(32), null, T0.plusSeconds(1)));
-        Receipt revocation = ledger.send(new RevokePrincipal(TokenRefs.of(TOKEN), T0.plusSeconds(2)));
+    void everyStreamsLatestReceiptIsKnownByItsLogPosition() {
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
+        ledger.send(new ActivatePolicy(policy(DISCOUNT_POLICY), T0));
+        initialize(1, T0);
+        ledger.send(new RequestCall(sessionId(1), TOKEN, "req-1", "pricing", "discount", "invoke", "ab".repeat(32), null,
+                T0.plusSeconds(1)));
+        ledger.send(new RevokePrincipal(TokenRefs.of(TOKEN), T0.plusSeconds(2)));
 
-        assertThat(ledger.projection.locate(first.receipt().id())).contains(new ReceiptLocation("policy", 0, 0));
-        assertThat(ledger.projection.locate(second.receipt().id())).contains(new ReceiptLocation("policy", 1, 1));
-        assertThat(ledger.projection.locate(initialized.receipt().id())).contains(new ReceiptLocation(sessionId(1), 0, 2));
-        assertThat(ledger.projection.locate(call.receipt().id())).contains(new ReceiptLocation(sessionId(1), 1, 3));
-        assertThat(ledger.projection.locate(revocation.id())).contains(new ReceiptLocation(TokenRefs.of(TOKEN), 0, 4));
-        assertThat(ledger.projection.locate("rcpt-never")).isEmpty();
+        assertThat(ledger.projector.position()).isEqualTo(5);
+        assertThat(ledger.projector.policyPosition()).isEqualTo(1);
+        assertThat(ledger.projector.policyActivations()).isEqualTo(2);
+        assertThat(ledger.projector.headPosition(sessionId(1))).isEqualTo(3);
+        assertThat(ledger.projector.principalRevocationPosition(TokenRefs.of(TOKEN))).isEqualTo(4);
+        assertThat(ledger.projector.headPosition(sessionId(2))).isEqualTo(-1);
     }
 
     @Test
     void aRequestIdIsFoundInEverySessionThatDecidedIt() {
-        ledger.send(new ActivatePolicy(POLICY, T0));
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
         initialize(1, T0);
         initialize(2, T0);
         initialize(3, T0);
@@ -205,35 +221,142 @@ class LedgerProjectionTest {
                     T0.plusSeconds(1)));
         }
 
-        assertThat(ledger.projection.sessionsWithRequest("req-1")).containsExactly(sessionId(1), sessionId(3));
-        assertThat(ledger.projection.sessionsWithRequest("req-2")).isEmpty();
+        assertThat(ledger.projector.sessionsWithRequest("req-1")).containsExactly(sessionId(1), sessionId(3));
+        assertThat(ledger.projector.sessionsWithRequest("req-2")).isEmpty();
     }
 
     @Test
-    void aReceiptTheFoldRefusesIsAProblemAndTheRestOfTheBatchIsStillFolded() {
-        ledger.send(new ActivatePolicy(POLICY, T0));
+    void aReceiptTheFoldRefusesStopsTheProjectionsForGood() {
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
         SessionAnswer first = initialize(1, T0);
         ledger.send(new RequestCall(sessionId(1), TOKEN, "req-1", "pricing", "quote", "invoke", "ab".repeat(32), null,
                 T0.plusSeconds(1)));
         CallAnswer third = ledger.send(new RequestCall(sessionId(1), TOKEN, "req-2", "pricing", "quote", "invoke",
                 "ab".repeat(32), null, T0.plusSeconds(2)));
         SessionAnswer other = initialize(2, T0);
-        LedgerProjection projection = new LedgerProjection(IDLE);
-        projection.replay(new SessionInitialized(sessionId(1), first.receipt()));
+        MemoryProjectionStore store = new MemoryProjectionStore();
+        LedgerProjector projector = LedgerProjector.open(store, ledger.log, IDLE, LedgerProjector.Caches.DEFAULT);
+        projector.foldCommitted(0, List.of(new SessionInitialized(sessionId(1), first.receipt())));
+        projector.flush();
 
-        projection.foldCommitted(List.of(new CallAdmitted(sessionId(1), third.receipt()),
-                new SessionInitialized(sessionId(2), other.receipt())));
+        assertThatThrownBy(() -> projector.foldCommitted(1, List.of(new CallAdmitted(sessionId(1), third.receipt()),
+                new SessionInitialized(sessionId(2), other.receipt()))))
+                .isInstanceOf(IllegalStateException.class);
 
-        assertThat(projection.problem()).contains("receipt " + third.receipt().id() + " could not be folded: session "
-                + sessionId(1) + " expects seq 2 but found 3");
-        assertThat(projection.session(sessionId(2))).isPresent();
-        assertThat(projection.size()).isEqualTo(2);
+        assertThat(projector.problem()).contains("receipt " + third.receipt().id() + " at log position 1 cannot be"
+                + " folded: session " + sessionId(1) + " expects seq 2 but found 3");
+        assertThat(projector.sessionView(sessionId(2))).isEmpty();
+        assertThat(projector.position()).isEqualTo(1);
+        assertThatThrownBy(() -> projector.foldCommitted(1, List.of(new SessionInitialized(sessionId(2),
+                other.receipt())))).isInstanceOf(IllegalStateException.class);
+        projector.flush();
+        assertThat(store.flushes).isEqualTo(1);
+    }
+
+    @Test
+    void aBatchThatDoesNotContinueTheFoldedPositionsStopsTheProjections() {
+        SessionAnswer first = initialize(1, T0);
+        LedgerProjector projector = LedgerProjector.open(new MemoryProjectionStore(), ledger.log, IDLE,
+                LedgerProjector.Caches.DEFAULT);
+
+        assertThatThrownBy(() -> projector.foldCommitted(1, List.of(new SessionInitialized(sessionId(1),
+                first.receipt())))).isInstanceOf(IllegalStateException.class);
+
+        assertThat(projector.problem()).contains("a batch was appended at position 1 but the projections hold 0"
+                + " entries");
+    }
+
+    @Test
+    void aRestartFoldsOnlyTheLogEntriesAfterTheLastFlush() {
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
+        initialize(1, T0);
+        ledger.projector.flush();
+        ledger.send(new RequestCall(sessionId(1), TOKEN, "req-1", "pricing", "quote", "invoke", "ab".repeat(32), null,
+                T0.plusSeconds(1)));
+        initialize(2, T0.plusSeconds(2));
+
+        LedgerProjector restarted = LedgerProjector.open(ledger.store.copy(), ledger.log, IDLE,
+                LedgerProjector.Caches.DEFAULT);
+        long folded = restarted.catchUp(n -> { });
+
+        assertThat(folded).isEqualTo(2);
+        assertThat(restarted.digest()).isEqualTo(ledger.projector.digest());
+        assertThat(restarted.sessionView(sessionId(1))).isEqualTo(ledger.projector.sessionView(sessionId(1)));
+        assertThat(restarted.activePolicy()).isEqualTo(ledger.projector.activePolicy());
+        assertThat(restarted.activeSessions()).isEqualTo(2);
+    }
+
+    @Test
+    void aFlushStoresEveryChangeAndLeavesNothingUnflushed() {
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
+        initialize(1, T0);
+        assertThat(ledger.projector.unflushed()).isPositive();
+
+        ledger.projector.flush();
+
+        assertThat(ledger.projector.unflushed()).isZero();
+        assertThat(ledger.store.meta().position()).isEqualTo(2);
+        assertThat(ledger.restarted(false).digest()).isEqualTo(ledger.projector.digest());
+    }
+
+    @Test
+    void aCallIsReadBackWithItsReceiptsBeforeAndAfterAFlush() {
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
+        initialize(1, T0);
+        CallAnswer admitted = ledger.send(new RequestCall(sessionId(1), TOKEN, "req-1", "pricing", "quote", "invoke",
+                "ab".repeat(32), null, T0.plusSeconds(1)));
+        SessionAnswer outcome = ledger.send(new RecordOutcome(sessionId(1), TOKEN, "req-1", "ok", null, null,
+                T0.plusSeconds(2)));
+
+        for (int flushed = 0; flushed < 2; flushed++) {
+            CallRecord call = ledger.projector.call(sessionId(1), "req-1");
+            assertThat(call.decision()).isEqualTo(admitted.receipt());
+            assertThat(call.status()).isEqualTo(CallStatus.OK);
+            assertThat(call.outcomeReceipt()).isEqualTo(outcome.receipt());
+            assertThat(ledger.projector.call(sessionId(1), "req-2")).isNull();
+            ledger.projector.flush();
+        }
+    }
+
+    @Test
+    void pendingCallsAreTheAdmittedOnesWithoutAnOutcomeInDecisionOrder() {
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
+        initialize(1, T0);
+        for (String request : List.of("r1", "r2", "r3")) {
+            ledger.send(new RequestCall(sessionId(1), TOKEN, request, "pricing", "quote", "invoke", "ab".repeat(32),
+                    null, T0.plusSeconds(1)));
+        }
+        ledger.projector.flush();
+        ledger.send(new RecordOutcome(sessionId(1), TOKEN, "r2", "ok", null, null, T0.plusSeconds(2)));
+        ledger.send(new RequestCall(sessionId(1), TOKEN, "r4", "pricing", "quote", "invoke", "ab".repeat(32), null,
+                T0.plusSeconds(3)));
+
+        assertThat(ledger.projector.pendingCalls(sessionId(1))).extracting(CallRecord::requestId)
+                .containsExactly("r1", "r3", "r4");
+        ledger.projector.flush();
+        assertThat(ledger.projector.pendingCalls(sessionId(1))).extracting(CallRecord::requestId)
+                .containsExactly("r1", "r3", "r4");
+    }
+
+    @Test
+    void aResumeByAnotherIncarnationMarksCallsPendingSinceBeforeTheLastFlushUnknown() {
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
+        initialize(1, T0);
+        ledger.send(new RequestCall(sessionId(1), TOKEN, "r1", "pricing", "quote", "invoke", "ab".repeat(32), null,
+                T0.plusSeconds(1)));
+        ledger.projector.flush();
+
+        SessionAnswer resumed = ledger.send(new ResumeSession(sessionId(1), TOKEN, null, new Edge("edge-a", "2"),
+                T0.plusSeconds(2)));
+
+        assertThat(resumed.session().path("calls").path("unknown").asLong()).isEqualTo(1);
+        assertThat(ledger.projector.call(sessionId(1), "r1").status()).isEqualTo(CallStatus.UNKNOWN);
     }
 
     @Test
     void projectionsThatFoldedEveryReceiptHaveNoProblem() {
         initialize(1, T0);
 
-        assertThat(ledger.projection.problem()).isEmpty();
+        assertThat(ledger.projector.problem()).isEmpty();
     }
 }

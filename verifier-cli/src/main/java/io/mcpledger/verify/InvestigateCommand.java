@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.ledger.Investigation;
 import io.mcpledger.domain.ledger.LedgerFold;
-import io.mcpledger.domain.ledger.LedgerState;
+import io.mcpledger.domain.ledger.MemoryLedgerState;
 import io.mcpledger.domain.ledger.Verdict;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.FoldException;
@@ -37,7 +37,7 @@ final class InvestigateCommand extends RebuildCommand implements Callable<Intege
 
     @Override
     public Integer call() {
-        LedgerState state = new LedgerState();
+        MemoryLedgerState state = new MemoryLedgerState();
         Map<String, List<Receipt>> bySession = new HashMap<>();
         Set<String> used = new LinkedHashSet<>();
         LogCheck.Result result = verifyAndFold((index, receipt) -> {

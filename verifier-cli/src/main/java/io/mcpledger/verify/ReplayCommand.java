@@ -3,7 +3,7 @@ package io.mcpledger.verify;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.ledger.LedgerFold;
-import io.mcpledger.domain.ledger.LedgerState;
+import io.mcpledger.domain.ledger.MemoryLedgerState;
 import io.mcpledger.domain.ledger.ProjectionDigest;
 import io.mcpledger.domain.receipt.Timestamps;
 import io.mcpledger.domain.session.SessionState;
@@ -34,7 +34,7 @@ final class ReplayCommand extends RebuildCommand implements Callable<Integer> {
         if (upto != null && upto < 0) {
             throw new UsageException("--upto must be 0 or more, not " + upto);
         }
-        LedgerState state = new LedgerState();
+        MemoryLedgerState state = new MemoryLedgerState();
         long limit = upto == null ? Long.MAX_VALUE : upto;
         LogCheck.Result result = verifyAndFold((index, receipt) -> {
             if (index < limit) {
@@ -62,7 +62,7 @@ final class ReplayCommand extends RebuildCommand implements Callable<Integer> {
         return Exit.OK;
     }
 
-    private void print(LedgerState state, String digest, LogCheck.Result result) {
+    private void print(MemoryLedgerState state, String digest, LogCheck.Result result) {
         PrintWriter out = out();
         out.printf(Locale.ROOT, "Replayed %,d of %,d entries of the log %s (the log verified%s).%n", state.size(),
                 result.lines(), result.checkpoint().origin(),

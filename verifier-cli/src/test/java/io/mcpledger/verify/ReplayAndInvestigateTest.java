@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.mcpledger.domain.ledger.LedgerFold;
-import io.mcpledger.domain.ledger.LedgerState;
+import io.mcpledger.domain.ledger.MemoryLedgerState;
 import io.mcpledger.domain.ledger.ProjectionDigest;
 import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.receipt.Receipt;
@@ -46,7 +46,7 @@ class ReplayAndInvestigateTest {
     void replayPrintsTheSameDigestAsTheFoldAtEverySize() throws Exception {
         Path bundle = story();
         List<String> lines = java.nio.file.Files.readAllLines(bundle.resolve(Bundles.ENTRIES));
-        LedgerState state = new LedgerState();
+        MemoryLedgerState state = new MemoryLedgerState();
         for (int upto = 0; upto <= lines.size(); upto++) {
             if (upto > 0) {
                 LedgerFold.apply(state, Receipt.parse(lines.get(upto - 1)));

@@ -3,7 +3,7 @@ package io.mcpledger.verify;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.crypto.VerifyingKey;
 import io.mcpledger.domain.ledger.LedgerFold;
-import io.mcpledger.domain.ledger.LedgerState;
+import io.mcpledger.domain.ledger.MemoryLedgerState;
 import io.mcpledger.domain.log.Checkpoint;
 import io.mcpledger.domain.log.CompactRange;
 import io.mcpledger.domain.log.Merkle;
@@ -99,7 +99,7 @@ public final class VerifierBenchmark {
         }
         for (int run = 1; run <= runs && phases.contains("rebuild"); run++) {
             long start = System.nanoTime();
-            LedgerState state = new LedgerState();
+            MemoryLedgerState state = new MemoryLedgerState();
             try (BufferedReader in = Files.newBufferedReader(bundle.resolve(Bundles.ENTRIES))) {
                 for (String line = in.readLine(); line != null; line = in.readLine()) {
                     LedgerFold.apply(state, Receipt.parse(line));

@@ -1,14 +1,14 @@
 package io.mcpledger.app.cli;
 
 import io.mcpledger.app.LedgerMain;
-import io.mcpledger.app.engine.AxonSetup;
 import io.mcpledger.app.log.Bundle;
 import io.mcpledger.app.log.LogSequencer;
 import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.app.statedir.StateException;
 import io.mcpledger.app.storage.H2Database;
-import io.mcpledger.app.storage.JdbcTransactionManager;
+import io.mcpledger.app.storage.LedgerLog;
+import io.mcpledger.app.storage.LedgerSchema;
 import io.mcpledger.app.storage.StateInUseException;
 import io.mcpledger.app.storage.StorageException;
 import java.io.IOException;
@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
-import org.axonframework.serialization.Serializer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -53,12 +52,10 @@ public final class ExportCommand implements Callable<Integer> {
             long entries;
             long integrated;
             try (H2Database database = H2Database.open(state, 2)) {
-                Serializer serializer = AxonSetup.serializer();
-                AxonSetup.eventStorage(new JdbcTransactionManager(database.dataSource(), database.forcedWrites()),
-                        serializer);
-                LogSequencer log = LogSequencer.open(database.dataSource(), database.forcedWrites(), serializer,
-                        loaded.signingKey(), loaded.origin());
-                integrated = log.integrate((index, receipt) -> { });
+                LedgerSchema.prepare(database.dataSource(), database.forcedWrites());
+                LogSequencer log = LogSequencer.open(database.dataSource(), new LedgerLog(database.dataSource()),
+                        database.forcedWrites(), loaded.signingKey(), loaded.origin());
+                integrated = log.integrate();
                 entries = writeThenMove(log, loaded);
             }
             spec.commandLine().getOut().println("Exported " + entries + " entries to " + out + " (" + integrated + " integrated now); the"

@@ -1,145 +1,235 @@
 package io.mcpledger.app.engine;
 
+import io.mcpledger.app.log.LogSequencer;
 import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.storage.DaemonScheduler;
 import io.mcpledger.app.storage.H2Database;
 import io.mcpledger.app.storage.JdbcTransactionManager;
+import io.mcpledger.app.storage.LedgerLog;
+import io.mcpledger.app.storage.LedgerSchema;
+import io.mcpledger.app.storage.SqlProjectionStore;
 import io.mcpledger.app.storage.StorageException;
-import io.mcpledger.domain.LedgerEvent;
 import io.mcpledger.domain.policy.ActivatePolicy;
 import io.mcpledger.domain.policy.PolicyAnswer;
 import io.mcpledger.domain.policy.PolicyDocument;
+import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.receipt.ReceiptSigner;
 import io.mcpledger.domain.receipt.Timestamps;
 import io.mcpledger.domain.session.ExpireSession;
 import io.mcpledger.domain.session.LedgerContext;
 import io.mcpledger.domain.session.RandomIds;
-import io.mcpledger.app.log.LogSequencer;
-import io.mcpledger.query.LedgerProjection;
-import io.mcpledger.query.ReceiptLocation;
-import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.query.LedgerProjector;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-import org.axonframework.eventsourcing.eventstore.DomainEventStream;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.axonframework.config.Configuration;
-import org.axonframework.eventhandling.TrackedEventMessage;
-import org.axonframework.common.stream.BlockingStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running ledger: the H2 store, Axon, and the projections rebuilt by replaying the whole event store
- * before anything is served. The clock is read here, at the edge of the system, and passed into every
- * command as its time; nothing downstream reads it.
+ * The running ledger: the store, the projections, Axon's command side and the transparency log, and the background
+ * work that keeps them (the projections' flush, the sequencer, the idle-expiry reaper). The clock is read here, at
+ * the edge of the system, and passed into every command as its time; nothing downstream reads it.
+ *
+ * <p>A start opens the store and the projections as they were last stored, then folds the log's entries after them on
+ * a thread of its own ({@link #start()} says how far it is) and only then takes commands: so the HTTP service answers
+ * {@code 503 starting} with the progress meanwhile, and a start after any stop folds only the log's tail.
  */
 public final class LedgerEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LedgerEngine.class);
+    /** How often the projections' changes are stored: what a crash makes the next start fold again. */
+    static final long FLUSH_MS = 200;
+
+    /** Where a start is: folding the log's tail, ready, or failed. */
+    public record StartState(boolean ready, long folded, long of, String failure) {
+    }
 
     private final LoadedState state;
     private final H2Database database;
     private final Configuration axon;
     private final GroupCommitCommandBus commandBus;
-    private final LedgerProjection projection;
+    private final LedgerProjector projector;
+    private final LedgerLog log;
     private final ReceiptSigner signer;
     private final Clock clock;
-    private final ScheduledExecutorService reaper;
-    private final ScheduledExecutorService sequencing;
-    private final LogSequencer log;
-    private final long replayed;
+    private final LogSequencer sequencer;
+    private final Duration checkpointInterval;
+    private final ScheduledExecutorService reaper = DaemonScheduler.named("ledger-reaper");
+    private final ScheduledExecutorService sequencing = DaemonScheduler.named("ledger-sequencer");
+    private final ScheduledExecutorService flushing = DaemonScheduler.named("ledger-projection-flush");
+    private final CompletableFuture<Void> started = new CompletableFuture<>();
+    private volatile long folded;
+    private volatile long toFold;
+    /** How many entries the start folded: the log's tail after the stored projections. */
+    private volatile long caughtUp;
     /** Set while integration fails, cleared by the next run that succeeds. */
     private volatile String integrationFailure;
-    private final Duration checkpointInterval;
-    /** Set for good if an entry's index ever differs from the one its receipt was answered with. */
-    private volatile String indexMismatch;
+    private volatile String flushFailure;
 
     private LedgerEngine(LoadedState state, H2Database database, Configuration axon, GroupCommitCommandBus commandBus,
-                         LedgerProjection projection, ReceiptSigner signer, Clock clock, LogSequencer log,
-                         Duration checkpointInterval, long replayed) {
+                         LedgerProjector projector, LedgerLog log, ReceiptSigner signer, Clock clock,
+                         LogSequencer sequencer, Duration checkpointInterval) {
         this.state = state;
         this.database = database;
         this.axon = axon;
         this.commandBus = commandBus;
-        this.projection = projection;
+        this.projector = projector;
+        this.log = log;
         this.signer = signer;
         this.clock = clock;
-        this.log = log;
+        this.sequencer = sequencer;
         this.checkpointInterval = checkpointInterval;
-        this.replayed = replayed;
-        this.sequencing = DaemonScheduler.named("ledger-sequencer");
-        this.reaper = DaemonScheduler.named("ledger-reaper");
     }
 
-    /**
-     * Opens the store, replays it into fresh projections, starts Axon, activates {@code settings.policy()}
-     * when it differs from the active one, and starts the idle-expiry reaper.
-     */
+    /** How long {@link #start} waits for the log's tail to be folded: long enough for any log. */
+    static final Duration START_TIMEOUT = Duration.ofHours(1);
+
+    /** Opens the store, starts the ledger and waits until it is ready; see {@link #open}. */
     public static LedgerEngine start(LoadedState state, LedgerSettings settings, Clock clock) throws StorageException {
         return start(state, settings, clock, H2Database.open(state.directory()));
     }
 
-    /** The same on a database already opened on {@code state}'s directory; the engine closes it. */
+    /** Starts the ledger on an opened database and waits until it is ready; see {@link #open}. */
     public static LedgerEngine start(LoadedState state, LedgerSettings settings, Clock clock, H2Database database)
+            throws StorageException {
+        LedgerEngine engine = open(state, settings, clock, database);
+        try {
+            engine.awaitStart(START_TIMEOUT);
+        } catch (StorageException | RuntimeException e) {
+            engine.close();
+            throw e;
+        }
+        return engine;
+    }
+
+    /**
+     * Starts the ledger on a database already opened on {@code state}'s directory (the engine closes it): the store's
+     * tables (created, or moved from an older layout), the projections as stored, the transparency log and Axon; then,
+     * on a thread of its own, folds the log's tail, integrates it, activates {@code settings.policy()} when it differs
+     * from the active one, and starts the background work. {@link #awaitStart} waits for that.
+     */
+    public static LedgerEngine open(LoadedState state, LedgerSettings settings, Clock clock, H2Database database)
             throws StorageException {
         LedgerEngine engine;
         try {
-            JdbcTransactionManager transactions = new JdbcTransactionManager(database.dataSource(), database.forcedWrites());
-            LedgerProjection projection = new LedgerProjection(settings.idleExpiry());
+            LedgerSchema.prepare(database.dataSource(), database.forcedWrites());
+            LedgerLog log = new LedgerLog(database.dataSource());
+            LedgerProjector projector = LedgerProjector.open(
+                    new SqlProjectionStore(database.dataSource(), database.forcedWrites()), log,
+                    settings.idleExpiry(), LedgerProjector.Caches.DEFAULT);
+            JdbcTransactionManager transactions =
+                    new JdbcTransactionManager(database.dataSource(), database.forcedWrites());
             ReceiptSigner signer = new ReceiptSigner(state.signingKey(), state.origin());
-            LedgerContext context = new LedgerContext(signer, projection, settings.idleExpiry(), new RandomIds());
+            LedgerContext context = new LedgerContext(signer, projector, settings.idleExpiry(), new RandomIds(),
+                    projector);
+            LogSequencer sequencer = LogSequencer.open(database.dataSource(), log, database.forcedWrites(),
+                    state.signingKey(), state.origin());
             GroupCommitCommandBus commandBus = new GroupCommitCommandBus(transactions, AxonSetup.COMMAND_WORKERS);
             Configuration axon;
-            LogSequencer log;
-            long replayed;
             try {
-                axon = AxonSetup.build(transactions, commandBus, projection, context);
-                replayed = replay(axon, projection);
-                log = LogSequencer.open(database.dataSource(), database.forcedWrites(), AxonSetup.serializer(),
-                        state.signingKey(), state.origin());
+                axon = AxonSetup.build(transactions, commandBus, new LedgerEventStorage(transactions, log, projector),
+                        context, settings.maxActiveSessions());
                 axon.start();
-            } catch (RuntimeException | StorageException e) {
+            } catch (RuntimeException e) {
                 commandBus.close();
                 throw e;
             }
-            engine = new LedgerEngine(state, database, axon, commandBus, projection, signer, clock, log,
-                    settings.checkpointInterval(), replayed);
+            engine = new LedgerEngine(state, database, axon, commandBus, projector, log, signer, clock, sequencer,
+                    settings.checkpointInterval());
         } catch (RuntimeException | StorageException e) {
             database.close();
             throw e;
         }
+        Thread starter = new Thread(() -> engine.finishStart(settings), "ledger-start");
+        starter.setDaemon(true);
+        starter.start();
+        return engine;
+    }
+
+    private void finishStart(LedgerSettings settings) {
         try {
-            engine.integrate();
-            if (settings.policy() != null) {
-                engine.activate(settings.policy());
+            toFold = log.size() - projector.position();
+            long started = System.nanoTime();
+            caughtUp = projector.catchUp(n -> folded = n);
+            if (caughtUp > 0) {
+                LOG.info("Folded the log's last {} entries into the projections in {} ms", caughtUp,
+                        (System.nanoTime() - started) / 1_000_000);
             }
-            engine.startReaper(settings.idleExpiry());
-            engine.startSequencer();
-            return engine;
-        } catch (RuntimeException | StorageException e) {
-            engine.close();
-            throw e;
+            integrate();
+            if (settings.policy() != null) {
+                activate(settings.policy());
+            }
+            flushing.scheduleWithFixedDelay(this::flushQuietly, FLUSH_MS, FLUSH_MS, TimeUnit.MILLISECONDS);
+            startReaper(settings.idleExpiry());
+            startSequencer();
+            this.started.complete(null);
+        } catch (Throwable e) {
+            LOG.error("The ledger could not start", e);
+            this.started.completeExceptionally(e);
         }
     }
 
-    private static long replay(Configuration axon, LedgerProjection projection) {
-        long count = 0;
-        try (BlockingStream<TrackedEventMessage<?>> stream = axon.eventStore().openStream(null)) {
-            while (stream.hasNextAvailable()) {
-                projection.replay((LedgerEvent) stream.nextAvailable().getPayload());
-                count++;
+    /**
+     * Waits until the start has folded the log's tail and taken its first steps; rethrows what made it fail. The
+     * engine serves commands only after that.
+     */
+    public void awaitStart(Duration timeout) throws StorageException {
+        try {
+            started.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof StorageException s) {
+                throw s;
             }
+            throw new StorageException("the ledger could not start: " + cause.getMessage(), cause);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new StorageException("the ledger did not finish starting within " + timeout.toSeconds() + " s", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while replaying the event store", e);
+            throw new StorageException("interrupted while the ledger was starting", e);
         }
-        return count;
+    }
+
+    /** Whether the start is done, and how far its fold of the log's tail is. */
+    public StartState start() {
+        if (started.isDone()) {
+            String failure = null;
+            if (started.isCompletedExceptionally()) {
+                try {
+                    started.join();
+                } catch (RuntimeException e) {
+                    failure = e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
+                }
+            }
+            return new StartState(failure == null, folded, toFold, failure);
+        }
+        return new StartState(false, folded, toFold, null);
+    }
+
+    /** How many of the log's entries the start folded: only those after the projections it found stored. */
+    public long caughtUp() {
+        return caughtUp;
+    }
+
+    private void flushQuietly() {
+        try {
+            projector.flush();
+            flushFailure = null;
+        } catch (RuntimeException e) {
+            if (flushFailure == null) {
+                LOG.warn("Storing the projections failed; the changes stay in memory and are stored at the next try: {}",
+                        e.getMessage());
+            }
+            flushFailure = "storing the projections failed (retried every " + FLUSH_MS + " ms): " + e.getMessage();
+        }
     }
 
     /**
@@ -161,20 +251,9 @@ public final class LedgerEngine implements AutoCloseable {
         }
     }
 
-    /**
-     * Integrates every committed receipt into the log and publishes a checkpoint; returns how many entries it
-     * added. Each entry's index is checked against the one the projections gave the receipt at commit.
-     */
+    /** Integrates every committed receipt into the log and publishes a checkpoint; returns how many it added. */
     public long integrate() throws StorageException {
-        long integrated = log.integrate((index, receipt) -> {
-            // A receipt can be integrated between its commit and the fold that follows it: nothing to compare yet.
-            long projected = projection.locate(receipt.id()).map(ReceiptLocation::index).orElse(index);
-            if (projected != index && indexMismatch == null) {
-                indexMismatch = "receipt " + receipt.id() + " is log entry " + index + " but was answered as entry "
-                        + projected;
-                LOG.error("The log and the projections disagree: {}", indexMismatch);
-            }
-        });
+        long integrated = sequencer.integrate();
         integrationFailure = null;
         return integrated;
     }
@@ -186,18 +265,21 @@ public final class LedgerEngine implements AutoCloseable {
 
     /** The transparency log: checkpoints, proofs and entries. */
     public LogSequencer log() {
-        return log;
+        return sequencer;
     }
 
     /**
-     * Why the ledger cannot append (its writes can no longer be forced to disk), why the log is not being integrated,
-     * or why it disagrees with the projections; empty when all is well.
+     * Why the ledger cannot append (its writes can no longer be forced to disk, or its projections stopped), or why
+     * the log or the projections are not being stored; empty when all is well.
      */
-    public Optional<String> logProblem() {
+    public Optional<String> problem() {
         Optional<String> unforced = database.forcedWrites().failure()
                 .map(f -> "writes can no longer be forced to disk (" + f + "); nothing is acknowledged until the ledger"
                         + " is restarted on a healthy disk");
-        return unforced.or(() -> Optional.ofNullable(indexMismatch != null ? indexMismatch : integrationFailure));
+        return unforced
+                .or(() -> projector.problem().map(p -> p + "; restart the ledger to fold the log again"))
+                .or(() -> Optional.ofNullable(integrationFailure))
+                .or(() -> Optional.ofNullable(flushFailure));
     }
 
     private void startReaper(Duration idleExpiry) {
@@ -219,13 +301,13 @@ public final class LedgerEngine implements AutoCloseable {
      */
     public CompletableFuture<Void> expireIdleSessions() {
         Instant now = now();
-        return expire(projection.idleSessions(now), now);
+        return expire(projector.idleSessions(now), now);
     }
 
     /** The same for one session, when it is idle now; completes at once when it is not. */
     public CompletableFuture<Void> expireIfIdle(String sessionId) {
         Instant now = now();
-        return expire(projection.isIdle(sessionId, now) ? List.of(sessionId) : List.of(), now);
+        return expire(projector.isIdle(sessionId, now) ? List.of(sessionId) : List.of(), now);
     }
 
     private CompletableFuture<Void> expire(List<String> sessionIds, Instant now) {
@@ -237,7 +319,7 @@ public final class LedgerEngine implements AutoCloseable {
 
     /** Makes {@code policy} active; answers without a receipt when it already is. */
     public PolicyAnswer activate(PolicyDocument policy) {
-        return commands().sendAndWait(new ActivatePolicy(policy.canonicalJson(), now()));
+        return commands().sendAndWait(new ActivatePolicy(policy, now()));
     }
 
     /** The time a command is stamped with: now, at the precision receipts keep. */
@@ -255,28 +337,31 @@ public final class LedgerEngine implements AutoCloseable {
         return commandBus;
     }
 
-    /** The committed receipt with this id, read from the event store; empty when there is none. */
-    public Optional<Receipt> receipt(String receiptId) {
-        return projection.locate(receiptId).flatMap(at -> {
-            DomainEventStream events = axon.eventStore().readEvents(at.stream(), at.sequence());
-            if (!events.hasNext()) {
-                return Optional.empty();
-            }
-            Receipt receipt = ((LedgerEvent) events.next().getPayload()).receipt();
-            return receipt.id().equals(receiptId) ? Optional.of(receipt) : Optional.empty();
-        });
+    /** The committed receipt with this id and its log position; null when there is none. */
+    public LedgerLog.Located receipt(String receiptId) {
+        return log.locate(receiptId);
     }
 
-    /** Every committed receipt of a session, in {@code seq} order; empty for an id never issued. */
+    /**
+     * Every committed receipt of a session, in {@code seq} order, read back from its latest receipt along each
+     * receipt's link to the one before; empty for an id never issued.
+     */
     public List<Receipt> sessionReceipts(String sessionId) {
         List<Receipt> receipts = new ArrayList<>();
-        axon.eventStore().readEvents(sessionId).asStream()
-                .forEach(event -> receipts.add(((LedgerEvent) event.getPayload()).receipt()));
+        for (long position = projector.headPosition(sessionId); position >= 0; position = log.prevPosition(position)) {
+            receipts.add(log.entry(position).receipt());
+        }
+        Collections.reverse(receipts);
         return receipts;
     }
 
-    public LedgerProjection projection() {
-        return projection;
+    public LedgerProjector projector() {
+        return projector;
+    }
+
+    /** The log's entries. */
+    public LedgerLog entries() {
+        return log;
     }
 
     public ReceiptSigner signer() {
@@ -287,21 +372,22 @@ public final class LedgerEngine implements AutoCloseable {
         return state;
     }
 
-    /** How many stored events the start-up replay folded into the projections. */
-    public long replayed() {
-        return replayed;
+    /** The database, for benchmarks that measure it. */
+    public H2Database database() {
+        return database;
     }
 
     /**
      * Stops the reaper and the sequencer, finishes queued commands, integrates them so the last checkpoint covers
-     * every receipt, stops Axon, then closes the store, releasing its file lock.
+     * every receipt, stores the projections, stops Axon, then closes the store, releasing its file lock.
      */
     @Override
     public void close() {
         reaper.shutdownNow();
         // Never interrupted: an interrupt inside H2's file write closes its channel, and H2 then closes the database.
         sequencing.shutdown();
-        for (ScheduledExecutorService executor : List.of(reaper, sequencing)) {
+        flushing.shutdown();
+        for (ScheduledExecutorService executor : List.of(reaper, sequencing, flushing)) {
             try {
                 executor.awaitTermination(30, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -310,7 +396,10 @@ public final class LedgerEngine implements AutoCloseable {
         }
         try {
             commandBus.close();
-            integrateQuietly();
+            if (started.isDone() && !started.isCompletedExceptionally()) {
+                integrateQuietly();
+                flushQuietly();
+            }
             axon.shutdown();
         } finally {
             database.close();

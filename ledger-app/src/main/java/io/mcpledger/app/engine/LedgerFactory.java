@@ -1,6 +1,7 @@
 package io.mcpledger.app.engine;
 
 import io.mcpledger.app.statedir.LoadedState;
+import io.mcpledger.app.storage.H2Database;
 import io.mcpledger.app.storage.StorageException;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
@@ -8,17 +9,20 @@ import io.micronaut.context.annotation.Factory;
 import jakarta.inject.Singleton;
 import java.time.Clock;
 
-/** Starts the ledger (store, Axon, replay) with the Micronaut context and closes it when the context closes. */
+/**
+ * Opens the ledger with the Micronaut context (it folds the log's tail in the background while the server answers
+ * {@code 503 starting}) and closes it when the context closes.
+ */
 @Factory
 public class LedgerFactory {
     @Context
     @Bean(preDestroy = "close")
     LedgerEngine ledgerEngine(LoadedState state, LedgerSettings settings, Clock clock) throws StorageException {
-        return LedgerEngine.start(state, settings, clock);
+        return LedgerEngine.open(state, settings, clock, H2Database.open(state.directory()));
     }
 
     @Singleton
     SessionCap sessionCap(LedgerEngine engine, LedgerSettings settings) {
-        return new SessionCap(settings.maxActiveSessions(), engine.projection());
+        return new SessionCap(settings.maxActiveSessions(), engine.projector());
     }
 }

@@ -3,6 +3,7 @@ package io.mcpledger.app.engine;
 import io.mcpledger.app.statedir.LoadedState;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
+import io.mcpledger.app.storage.StorageException;
 import java.time.Clock;
 import java.util.Map;
 
@@ -19,7 +20,10 @@ public final class LedgerServer implements AutoCloseable {
         this.server = server;
     }
 
-    /** Starts the engine (replaying the store) and then the server; nothing is served before the replay ends. */
+    /**
+     * Opens the engine, starts the server, and returns once the engine has folded the log's tail; meanwhile the
+     * server answers {@code /health} with the progress and everything else with {@code 503 starting}.
+     */
     public static LedgerServer start(LoadedState state, LedgerSettings settings, Clock clock) {
         ApplicationContext context = ApplicationContext.builder()
                 .properties(Map.of("micronaut.server.host", settings.listen().host(),
@@ -27,10 +31,12 @@ public final class LedgerServer implements AutoCloseable {
                 .singletons(state, settings, clock)
                 .start();
         try {
-            return new LedgerServer(context, context.getBean(EmbeddedServer.class).start());
-        } catch (RuntimeException e) {
+            LedgerServer server = new LedgerServer(context, context.getBean(EmbeddedServer.class).start());
+            server.engine().awaitStart(LedgerEngine.START_TIMEOUT);
+            return server;
+        } catch (RuntimeException | StorageException e) {
             context.close();
-            throw e;
+            throw e instanceof RuntimeException r ? r : new IllegalStateException(e.getMessage(), e);
         }
     }
 

@@ -1,6 +1,6 @@
 package io.mcpledger.app.engine;
 
-import io.mcpledger.query.LedgerProjection;
+import io.mcpledger.query.LedgerProjector;
 
 /**
  * The {@code --max-active-sessions} cap. Initializes in flight hold a reservation until they are answered (by
@@ -8,10 +8,10 @@ import io.mcpledger.query.LedgerProjection;
  */
 public final class SessionCap {
     private final int max;
-    private final LedgerProjection projection;
+    private final LedgerProjector projection;
     private int inFlight;
 
-    public SessionCap(int max, LedgerProjection projection) {
+    public SessionCap(int max, LedgerProjector projection) {
         this.max = max;
         this.projection = projection;
     }

@@ -3,6 +3,7 @@ package io.mcpledger.app.http;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.engine.LedgerEngine;
 import io.mcpledger.app.log.LogSequencer;
+import io.mcpledger.app.storage.LedgerLog;
 import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.ledger.Investigation;
@@ -37,9 +38,12 @@ class AuditController {
     @ExecuteOn(TaskExecutors.BLOCKING)
     HttpResponse<byte[]> receipt(HttpRequest<?> request) {
         String id = RequestBody.requireIdentifier("receipt id", PathSegments.segment(request, 2));
-        Receipt receipt = ledger.receipt(id).orElseThrow(() -> notFound(id));
-        long index = ledger.projection().locate(id).orElseThrow(() -> notFound(id)).index();
-        ObjectNode reply = Replies.putReceipt(Replies.object(), "receipt", receipt);
+        LedgerLog.Located located = ledger.receipt(id);
+        if (located == null) {
+            throw notFound(id);
+        }
+        long index = located.position();
+        ObjectNode reply = Replies.putReceipt(Replies.object(), "receipt", located.receipt());
         reply.put("index", index);
         LogSequencer.Published checkpoint = ledger.log().latest();
         if (index < checkpoint.size()) {
@@ -57,7 +61,11 @@ class AuditController {
     @ExecuteOn(TaskExecutors.BLOCKING)
     HttpResponse<byte[]> proof(HttpRequest<?> request) {
         String id = RequestBody.requireIdentifier("receipt id", PathSegments.segment(request, 2));
-        long index = ledger.projection().locate(id).orElseThrow(() -> notFound(id)).index();
+        LedgerLog.Located located = ledger.receipt(id);
+        if (located == null) {
+            throw notFound(id);
+        }
+        long index = located.position();
         LogSequencer.Published checkpoint = ledger.log().latest();
         if (index >= checkpoint.size()) {
             return Replies.error(ErrorCode.NOT_INTEGRATED, "receipt " + id + " is log entry " + index
@@ -86,7 +94,7 @@ class AuditController {
         String requestId = RequestBody.requireIdentifier("requestId", PathSegments.segment(request, 2));
         String target = session;
         if (target == null) {
-            List<String> sessions = ledger.projection().sessionsWithRequest(requestId);
+            List<String> sessions = ledger.projector().sessionsWithRequest(requestId);
             if (sessions.size() > 1) {
                 throw RequestBody.invalid("requestId " + requestId + " was used in " + sessions.size() + " sessions ("
                         + String.join(", ", sessions) + "); name one with ?session=ID");
@@ -102,8 +110,9 @@ class AuditController {
     }
 
     @Get("/projections/digest")
+    @ExecuteOn(TaskExecutors.BLOCKING)
     HttpResponse<byte[]> digest() {
-        DigestView digest = ledger.projection().digest();
+        DigestView digest = ledger.projector().digest();
         ObjectNode reply = Replies.object();
         reply.put("treeSize", digest.treeSize());
         reply.put("digest", digest.digest());

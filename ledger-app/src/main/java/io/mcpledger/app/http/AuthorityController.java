@@ -44,7 +44,7 @@ class AuthorityController {
     @Put("/policy")
     CompletableFuture<HttpResponse<byte[]>> putPolicy(@Nullable @Body byte[] bytes) {
         PolicyDocument policy = policy(bytes);
-        return Replies.later(ledger.commands().send(new ActivatePolicy(policy.canonicalJson(), ledger.now())),
+        return Replies.later(ledger.commands().send(new ActivatePolicy(policy, ledger.now())),
                 (PolicyAnswer a) -> {
                     ObjectNode reply = Replies.object();
                     reply.put("policy", a.policy());
@@ -55,7 +55,7 @@ class AuthorityController {
     @EdgeEndpoint
     @Get("/policy")
     HttpResponse<byte[]> getPolicy() {
-        PolicyDocument policy = ledger.projection().activePolicy().orElseThrow(() -> new LedgerException(
+        PolicyDocument policy = ledger.projector().activePolicy().orElseThrow(() -> new LedgerException(
                 ErrorCode.NO_POLICY, "no policy has been activated; PUT /v1/policy or start with --policy FILE"));
         ObjectNode reply = Replies.object();
         reply.put("policy", policy.hash());
@@ -67,8 +67,11 @@ class AuthorityController {
     CompletableFuture<HttpResponse<byte[]>> revokeCapability(HttpRequest<?> request, @Nullable @Body byte[] bytes) {
         String capabilityId = RequestBody.requireIdentifier("capability id", PathSegments.segment(request, 2));
         RequestBody.parseOptional(bytes, Set.of());
-        String session = ledger.projection().capabilityOwner(capabilityId).orElseThrow(() -> new LedgerException(
-                ErrorCode.CAPABILITY_NOT_FOUND, "no session was ever issued capability " + capabilityId));
+        String session = ledger.projector().capabilityOwner(capabilityId);
+        if (session == null) {
+            throw new LedgerException(ErrorCode.CAPABILITY_NOT_FOUND,
+                    "no session was ever issued capability " + capabilityId);
+        }
         return SessionController.revokeCapability(ledger, session, capabilityId);
     }
 

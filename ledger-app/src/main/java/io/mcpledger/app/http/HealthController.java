@@ -9,9 +9,10 @@ import java.util.Optional;
 
 /**
  * Health for load balancers and scripts, no credential needed: {@code 200 {"status": "ok", "receipts": N,
- * "treeSize": M}} once the log is replayed ({@code M} entries integrated); {@code 503 {"status": "degraded", ...}} with
- * the problem when the projections stopped matching the log (every receipt is still stored; a restart rebuilds them)
- * or integration into the transparency log keeps failing.
+ * "treeSize": M}} when ready ({@code N} receipts stored, {@code M} of them integrated); {@code 503 {"status":
+ * "starting", "folded": F, "of": T}} while a start folds the log's tail; {@code 503 {"status": "degraded", "problem":
+ * TEXT}} when the ledger cannot append (writes cannot be forced, the projections stopped) or the log or the
+ * projections are not being stored.
  */
 @Controller("/health")
 public class HealthController {
@@ -24,11 +25,17 @@ public class HealthController {
     @Get
     HttpResponse<byte[]> health() {
         ObjectNode body = Replies.object();
-        Optional<String> problem = ledger.projection().problem()
-                .map(p -> p + "; restart the ledger to rebuild the projections from the log")
-                .or(ledger::logProblem);
+        LedgerEngine.StartState start = ledger.start();
+        if (!start.ready() && start.failure() == null) {
+            body.put("status", "starting");
+            body.put("folded", start.folded());
+            body.put("of", start.of());
+            return Replies.json(503, body);
+        }
+        Optional<String> problem = start.failure() != null
+                ? Optional.of("the ledger could not start: " + start.failure()) : ledger.problem();
         body.put("status", problem.isPresent() ? "degraded" : "ok");
-        body.put("receipts", ledger.projection().size());
+        body.put("receipts", ledger.projector().position());
         body.put("treeSize", ledger.log().latest().size());
         problem.ifPresent(p -> body.put("problem", p));
         return Replies.json(problem.isPresent() ? 503 : 200, body);

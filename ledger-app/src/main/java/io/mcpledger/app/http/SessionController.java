@@ -25,7 +25,7 @@ import io.mcpledger.domain.session.ResumeSession;
 import io.mcpledger.domain.session.RevokeCapability;
 import io.mcpledger.domain.session.SessionAnswer;
 import io.mcpledger.domain.session.SessionIds;
-import io.mcpledger.query.LedgerProjection;
+import io.mcpledger.query.LedgerProjector;
 import io.mcpledger.query.SessionPage;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -64,12 +64,12 @@ class SessionController {
     private static final Set<String> RESOLUTION = Set.of("status", "note");
 
     private final LedgerEngine ledger;
-    private final LedgerProjection projection;
+    private final LedgerProjector projection;
     private final SessionCap cap;
 
     SessionController(LedgerEngine ledger, SessionCap cap) {
         this.ledger = ledger;
-        this.projection = ledger.projection();
+        this.projection = ledger.projector();
         this.cap = cap;
     }
 
@@ -208,7 +208,7 @@ class SessionController {
         if ((edge || clientToken != null) && !SessionIds.isIssuedTo(id, clientToken(clientToken))) {
             throw notFound();
         }
-        return ledger.expireIfIdle(id).thenApply(done -> projection.session(id)
+        return ledger.expireIfIdle(id).thenApply(done -> projection.sessionView(id)
                 .<HttpResponse<byte[]>>map(Replies::ok)
                 .orElseGet(() -> Failures.toResponse(notFound())));
     }

@@ -6,61 +6,49 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
-import org.axonframework.eventsourcing.eventstore.jdbc.EventSchema;
 
 /**
- * The transparency log's tables, next to Axon's event table in the same database, so a checkpoint is committed with
- * the tree it signs:
+ * The transparency log's tree, next to the log's entries ({@code ledger_entry}) in the same database, so a checkpoint is
+ * committed with the tree it signs:
  * <ul>
- *   <li>{@code log_head}: one row, the integrated size and the global index of its last event; integration locks it
- *       ({@code SELECT ... FOR UPDATE}), so two sequencers on one database take turns and never fork the tree;</li>
+ *   <li>{@code log_head}: one row, the integrated size; integration locks it ({@code SELECT ... FOR UPDATE}), so two
+ *       sequencers on one database take turns and never fork the tree;</li>
  *   <li>{@code log_tile}: C2SP tlog-tiles, each up to 256 hashes of one tree level ({@code 8 * tile_level}); the
  *       rightmost tile of a level is rewritten as it fills;</li>
- *   <li>{@code log_run}: where leaf indexes and global indexes part: a row per run of consecutive global indexes (a
- *       rolled-back insert leaves a gap), so entry I is found without a row per entry;</li>
  *   <li>{@code log_checkpoint}: every published signed checkpoint, by tree size.</li>
  * </ul>
  */
 final class LogTables {
-    static final EventSchema EVENTS = new EventSchema();
-
     private LogTables() {
     }
 
     static void create(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS log_head (id INT PRIMARY KEY, tree_size BIGINT NOT NULL,"
-                    + " last_global_index BIGINT NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS log_head (id INT PRIMARY KEY, tree_size BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS log_tile (tile_level INT NOT NULL, tile_index BIGINT NOT NULL,"
                     + " hashes VARBINARY(8192) NOT NULL, PRIMARY KEY (tile_level, tile_index))");
-            s.execute("CREATE TABLE IF NOT EXISTS log_run (first_leaf BIGINT PRIMARY KEY,"
-                    + " first_global_index BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS log_checkpoint (tree_size BIGINT PRIMARY KEY,"
                     + " note VARCHAR(4096) NOT NULL)");
-            s.execute("MERGE INTO log_head KEY (id) SELECT 1, 0, 0 FROM DUAL WHERE NOT EXISTS"
+            s.execute("MERGE INTO log_head KEY (id) SELECT 1, 0 FROM DUAL WHERE NOT EXISTS"
                     + " (SELECT 1 FROM log_head WHERE id = 1)");
         }
     }
 
-    /** The integrated size and last global index; with {@code lock}, the row stays locked until the transaction ends. */
-    static Head head(Connection c, boolean lock) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT tree_size, last_global_index FROM log_head WHERE id = 1"
+    /** The integrated size; with {@code lock}, the row stays locked until the transaction ends. */
+    static long treeSize(Connection c, boolean lock) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT tree_size FROM log_head WHERE id = 1"
                 + (lock ? " FOR UPDATE" : ""));
              ResultSet r = s.executeQuery()) {
             if (!r.next()) {
                 throw new SQLException("the log_head row is missing");
             }
-            return new Head(r.getLong(1), r.getLong(2));
+            return r.getLong(1);
         }
     }
 
-    static void updateHead(Connection c, Head head) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(
-                "UPDATE log_head SET tree_size = ?, last_global_index = ? WHERE id = 1")) {
-            s.setLong(1, head.size());
-            s.setLong(2, head.lastGlobalIndex());
+    static void updateTreeSize(Connection c, long size) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("UPDATE log_head SET tree_size = ? WHERE id = 1")) {
+            s.setLong(1, size);
             s.executeUpdate();
         }
     }
@@ -90,29 +78,6 @@ final class LogTables {
         }
     }
 
-    static NavigableMap<Long, Long> runs(Connection c) throws SQLException {
-        NavigableMap<Long, Long> runs = new TreeMap<>();
-        try (PreparedStatement s = c.prepareStatement("SELECT first_leaf, first_global_index FROM log_run");
-             ResultSet r = s.executeQuery()) {
-            while (r.next()) {
-                runs.put(r.getLong(1), r.getLong(2));
-            }
-        }
-        return runs;
-    }
-
-    static void insertRuns(Connection c, Map<Long, Long> runs) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(
-                "INSERT INTO log_run (first_leaf, first_global_index) VALUES (?, ?)")) {
-            for (Map.Entry<Long, Long> run : runs.entrySet()) {
-                s.setLong(1, run.getKey());
-                s.setLong(2, run.getValue());
-                s.addBatch();
-            }
-            s.executeBatch();
-        }
-    }
-
     static void insertCheckpoint(Connection c, long size, String note) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("INSERT INTO log_checkpoint (tree_size, note) VALUES (?, ?)")) {
             s.setLong(1, size);
@@ -129,21 +94,5 @@ final class LogTables {
                 return r.next() ? r.getString(1) : null;
             }
         }
-    }
-
-    /** The events after {@code globalIndex}, oldest first: global index, payload type, revision, payload. */
-    static PreparedStatement eventsFrom(Connection c, long firstGlobalIndex, int limit) throws SQLException {
-        PreparedStatement s = c.prepareStatement("SELECT " + EVENTS.globalIndexColumn() + ", "
-                + EVENTS.payloadTypeColumn() + ", " + EVENTS.payloadRevisionColumn() + ", " + EVENTS.payloadColumn()
-                + " FROM " + EVENTS.domainEventTable() + " WHERE " + EVENTS.globalIndexColumn() + " >= ? ORDER BY "
-                + EVENTS.globalIndexColumn() + " LIMIT ?");
-        s.setLong(1, firstGlobalIndex);
-        s.setInt(2, limit);
-        s.setFetchSize(Math.min(limit, 1_000));
-        return s;
-    }
-
-    /** The integrated prefix: how many entries, and the global index of the last one (0 when empty). */
-    record Head(long size, long lastGlobalIndex) {
     }
 }

@@ -25,8 +25,8 @@ public final class H2Database implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(H2Database.class);
     /** The name of the database file inside the state directory. */
     public static final String FILE_NAME = "ledger.mv.db";
-    /** Enough for two command workers, the log's sequencer and the HTTP readers of receipts, entries and tiles. */
-    public static final int DEFAULT_POOL_SIZE = 6;
+    /** Two command workers (each with a second connection for the projections it reads), the sequencer, the projections' flush and the HTTP readers. */
+    public static final int DEFAULT_POOL_SIZE = 10;
 
     private static final String BASE_NAME = "ledger";
     /** How often {@link #housekeep()} looks at the file's fill rate. */

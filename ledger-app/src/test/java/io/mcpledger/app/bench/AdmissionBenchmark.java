@@ -328,7 +328,7 @@ public final class AdmissionBenchmark {
         body.put("jsonrpcId", Long.toString(n));
         body.put("capability", capability);
         body.put("policy", policyHash);
-        return new ReceiptDraft(ids.receiptId(), ReceiptKind.CALL_ADMITTED, at, session, n + 2, prev, "req-" + n, body);
+        return new ReceiptDraft(ids.receiptId(at), ReceiptKind.CALL_ADMITTED, at, session, n + 2, prev, "req-" + n, body);
     }
 
     // ---------------------------------------------------------------- d. admissions through the engine
@@ -385,7 +385,7 @@ public final class AdmissionBenchmark {
                             return admit(engine, sessions[s], tokens[s], requestIds, sent);
                         }, batches));
             }
-            stored = engine.projection().digest().treeSize();
+            stored = engine.projector().digest().treeSize();
             expected = 1 + (SESSIONS + 1) + sent.get();
         }
         // Count what is durably in the file, through a fresh pool after the engine has closed the database.

@@ -124,7 +124,7 @@ public final class LogBenchmark {
 
     private static void build(LoadedState state, LedgerSettings settings, long entries) throws Exception {
         try (LedgerEngine engine = LedgerEngine.start(state, settings, Clock.systemUTC())) {
-            long have = engine.projection().logSize();
+            long have = engine.projector().position();
             if (have >= entries) {
                 System.out.printf(Locale.ROOT, "%n== 1. build: the state already holds %,d entries%n", have);
                 return;
@@ -158,7 +158,7 @@ public final class LogBenchmark {
                             throw new IllegalStateException("not admitted: " + answer);
                         }
                         if (n % SAMPLE_EVERY == 0) {
-                            long index = engine.projection().locate(call.receipt().id()).orElseThrow().index();
+                            long index = engine.receipt(call.receipt().id()).position();
                             sampled.add(new long[] {index, acked});
                         }
                     }
@@ -171,7 +171,7 @@ public final class LogBenchmark {
                 if (System.nanoTime() - lastReport > Duration.ofSeconds(30).toNanos()) {
                     lastReport = System.nanoTime();
                     System.out.printf(Locale.ROOT, "  %,d committed, %,d integrated, %.0f s%n",
-                            engine.projection().logSize(), engine.log().latest().size(), (lastReport - start) / 1e9);
+                            engine.projector().position(), engine.log().latest().size(), (lastReport - start) / 1e9);
                 }
             }
             for (Thread caller : callers) {
@@ -183,7 +183,7 @@ public final class LogBenchmark {
             }
             watcher.interrupt();
             watcher.join();
-            long committed = engine.projection().logSize();
+            long committed = engine.projector().position();
             System.out.printf(Locale.ROOT, "built: %,d entries in %.0f s (%,.0f receipts/s)%n", committed, seconds,
                     (committed - have - SESSIONS) / seconds);
             synchronized (latencies) {
@@ -225,7 +225,7 @@ public final class LogBenchmark {
         String auditor = Files.readString(directory.tokenFile(Role.AUDITOR)).strip();
         long t0 = System.nanoTime();
         try (LedgerServer server = LedgerServer.start(state, settings, Clock.systemUTC())) {
-            long size = server.engine().projection().logSize();
+            long size = server.engine().projector().position();
             System.out.printf(Locale.ROOT, "%n== 2. HTTP on the restarted ledger: replayed %,d entries in %.1f s, heap"
                     + " used %,d MiB%n", size, (System.nanoTime() - t0) / 1e9, usedHeapMiB());
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

@@ -74,7 +74,7 @@ class GroupCommitCommandBusTest {
     /** Receipts in the store, read on a connection of its own: only what is committed. */
     private long storedEvents() throws SQLException {
         try (Connection c = DriverManager.getConnection("jdbc:h2:file:" + dir.resolve("ledger"), "sa", "");
-             ResultSet rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM DomainEventEntry")) {
+             ResultSet rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM ledger_entry")) {
             rs.next();
             return rs.getLong(1);
         }
@@ -138,7 +138,7 @@ class GroupCommitCommandBusTest {
         assertThat(second.get(30, TimeUnit.SECONDS).receipt().seq()).isEqualTo(3);
         assertThat(failureOf(refused)).isInstanceOfSatisfying(LedgerException.class,
                 e -> assertThat(e.code().code()).isEqualTo("unsupported_protocol_version"));
-        assertThat(ledger.projection().session(id).orElseThrow().path("seq").asLong()).isEqualTo(3);
+        assertThat(ledger.projector().sessionView(id).orElseThrow().path("seq").asLong()).isEqualTo(3);
     }
 
     @Test
@@ -147,7 +147,7 @@ class GroupCommitCommandBusTest {
         String existing = initialize(sessions.get(0), 1);
         String other = initialize(sessions.get(1), 1);
         long before = storedEvents();
-        var digestBefore = ledger.projection().digest();
+        var digestBefore = ledger.projector().digest();
 
         ledger.commandBus().pause();
         CompletableFuture<CallAnswer> innocent = ledger.commands().send(call(other, 1, "req-1"));
@@ -161,7 +161,7 @@ class GroupCommitCommandBusTest {
                 .hasMessageStartingWith("not stored: the commit this command shared failed")
                 .hasMessageEndingWith("it is safe to retry");
         assertThat(storedEvents()).isEqualTo(before);
-        assertThat(ledger.projection().digest()).isEqualTo(digestBefore);
+        assertThat(ledger.projector().digest()).isEqualTo(digestBefore);
 
         CallAnswer retried = ledger.commands().sendAndWait(call(other, 1, "req-1"));
         assertThat(retried.admitted()).isTrue();

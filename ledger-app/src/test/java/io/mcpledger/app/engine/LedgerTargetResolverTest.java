@@ -30,7 +30,7 @@ class LedgerTargetResolverTest {
 
     @Test
     void anActivationAddressesThePolicyStream() {
-        assertThat(target(new ActivatePolicy("{}", AT))).isEqualTo(PolicyAggregate.STREAM);
+        assertThat(target(new ActivatePolicy((io.mcpledger.domain.policy.PolicyDocument) null, AT))).isEqualTo(PolicyAggregate.STREAM);
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.mcpledger.app.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mcpledger.app.log.LogSequencer;
+import io.mcpledger.app.storage.LedgerLog;
 import io.mcpledger.app.policy.PolicyFiles;
 import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.statedir.StateDirectory;
@@ -229,7 +230,8 @@ class PowerLossTest {
     private List<String> check(LedgerEngine ledger, LoadedState state) throws Exception {
         List<String> problems = new ArrayList<>();
         for (Receipt receipt : acknowledged.values()) {
-            if (!ledger.receipt(receipt.id()).map(Receipt::line).orElse("").equals(receipt.line())) {
+            LedgerLog.Located stored = ledger.receipt(receipt.id());
+            if (stored == null || !stored.receipt().line().equals(receipt.line())) {
                 problems.add("acknowledged receipt " + receipt.id() + " (session " + receipt.session() + " seq "
                         + receipt.seq() + ") is not in the log as it was answered; the session now has "
                         + ledger.sessionReceipts(receipt.session()).size() + " receipts");

@@ -36,7 +36,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Restarting the ledger is a replay: on the same H2 file it comes back with the same digest and sessions. */
+/** A restart on the same H2 file comes back with the same digest, sessions and authority, folding nothing again. */
 class RestartIsReplayTest {
     static final Instant T0 = Instant.parse("2026-11-30T07:00:00Z");
     static final String QUOTE_AND_DISCOUNT = """
@@ -90,20 +90,21 @@ class RestartIsReplayTest {
             ledger.commands().sendAndWait(new RevokeCapability(sessions.get(1), null, T0.plusSeconds(21)));
             ledger.commands().sendAndWait(new DeleteSession(sessions.get(2), token(2), T0.plusSeconds(22)));
             ledger.commands().sendAndWait(new RevokePrincipal(TokenRefs.of(token(3)), T0.plusSeconds(23)));
-            before = ledger.projection().digest();
+            before = ledger.projector().digest();
             for (String id : sessions) {
-                viewsBefore.add(ledger.projection().session(id).orElseThrow());
+                viewsBefore.add(ledger.projector().sessionView(id).orElseThrow());
             }
         }
 
         try (LedgerEngine restarted = LedgerEngine.start(open(dir), settings(dir, policy), Clock.fixed(T0, ZoneOffset.UTC))) {
-            assertThat(restarted.replayed()).isEqualTo(before.treeSize());
-            assertThat(restarted.projection().digest()).isEqualTo(before);
+            assertThat(restarted.caughtUp()).as("a clean stop stores the projections: nothing to fold again").isZero();
+            assertThat(restarted.projector().digest()).isEqualTo(before);
             for (int i = 0; i < sessions.size(); i++) {
-                assertThat(restarted.projection().session(sessions.get(i))).contains(viewsBefore.get(i));
+                assertThat(restarted.projector().sessionView(sessions.get(i))).contains(viewsBefore.get(i));
             }
-            assertThat(restarted.projection().isPrincipalRevoked(TokenRefs.of(token(3)))).isTrue();
-            assertThat(restarted.projection().activePolicy()).contains(policy);
+            assertThat(restarted.projector().isPrincipalRevoked(TokenRefs.of(token(3)))).isTrue();
+            assertThat(restarted.projector().activePolicy()).contains(policy);
+            assertThat(restarted.projector().position()).isEqualTo(before.treeSize());
         }
     }
 
@@ -138,10 +139,10 @@ class RestartIsReplayTest {
     void startingWithTheActivePolicyAgainAppendsNothing() throws Exception {
         PolicyDocument policy = PolicyFiles.parse(QUOTE_AND_DISCOUNT);
         try (LedgerEngine ledger = LedgerEngine.start(open(dir), settings(dir, policy), Clock.fixed(T0, ZoneOffset.UTC))) {
-            assertThat(ledger.projection().digest().treeSize()).isEqualTo(1);
+            assertThat(ledger.projector().digest().treeSize()).isEqualTo(1);
         }
         try (LedgerEngine ledger = LedgerEngine.start(open(dir), settings(dir, policy), Clock.fixed(T0, ZoneOffset.UTC))) {
-            assertThat(ledger.projection().digest().treeSize()).isEqualTo(1);
+            assertThat(ledger.projector().digest().treeSize()).isEqualTo(1);
         }
     }
 
@@ -153,13 +154,13 @@ class RestartIsReplayTest {
             ledger.commands().sendAndWait(new InitializeSession(id, token(1), "alice", "pricing", "2025-06-18", null,
                     null, T0));
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (!ledger.projection().session(id).orElseThrow().path("state").asText().equals("expired")
+            while (!ledger.projector().sessionView(id).orElseThrow().path("state").asText().equals("expired")
                     && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
-            assertThat(ledger.projection().session(id).orElseThrow().path("state").asText()).isEqualTo("expired");
+            assertThat(ledger.projector().sessionView(id).orElseThrow().path("state").asText()).isEqualTo("expired");
             Thread.sleep(1_200);
-            assertThat(ledger.projection().session(id).orElseThrow().path("seq").asLong()).isEqualTo(2);
+            assertThat(ledger.projector().sessionView(id).orElseThrow().path("seq").asLong()).isEqualTo(2);
         }
     }
 }

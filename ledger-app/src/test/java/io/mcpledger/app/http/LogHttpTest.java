@@ -59,7 +59,7 @@ class LogHttpTest {
     @Test
     void aReceiptNotYetIntegratedHasItsIndexButNoInclusionOrCheckpoint() throws Exception {
         Reply initialized = ledger.initialize("not-yet", HttpLedger.initializeJson("not-yet"));
-        long expected = ledger.server().engine().projection().logSize() - 1;
+        long expected = ledger.server().engine().projector().position() - 1;
 
         Reply served = ledger.auditor("GET", "/v1/receipts/" + initialized.receipt().id()).send().assertStatus(200);
 

@@ -70,7 +70,7 @@ class LogRestartHttpTest {
     }
 
     @Test
-    void droppedTreeTablesAreRebuiltFromTheEventStoreWithTheSameRoot() throws Exception {
+    void droppedTreeTablesAreRebuiltFromTheLogWithTheSameRoot() throws Exception {
         ledger = HttpLedger.start(state, HttpLedger.PRICING_POLICY, 10_000, Duration.ofHours(1));
         List<String> ids = someReceipts("rebuilt");
         ids.addAll(someReceipts("rebuilt-2"));

@@ -1,47 +1,106 @@
 package io.mcpledger.app.storage;
 
-import io.mcpledger.app.engine.AxonSetup;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
-import org.axonframework.eventhandling.DomainEventMessage;
-import org.axonframework.eventhandling.EventMessage;
-import org.axonframework.eventhandling.GenericDomainEventMessage;
-import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
-import org.axonframework.serialization.json.JacksonSerializer;
 
-/** Builds Axon's JDBC event storage engine the way the ledger does, and looks at the database from outside it. */
+/**
+ * A table of notes written and read through a {@link JdbcTransactionManager}, as the ledger's storage writes its log
+ * through one; and a look at the database from outside it.
+ */
 final class EventStoreFixture {
-    /** A payload like the ledger's events: a record, serialized by Jackson. */
+    /** A payload, as the tests name what they wrote. */
     record Noted(String text) {
+    }
+
+    /** One note of a stream at a sequence number. */
+    record Note(String stream, long sequence, String text) {
+    }
+
+    /** Writes notes in the transaction of the current unit of work (or one of its own), reads committed ones. */
+    static final class NoteStore {
+        private final JdbcTransactionManager transactions;
+
+        NoteStore(JdbcTransactionManager transactions) {
+            this.transactions = transactions;
+            // Outside any transaction: an auto-committing connection, so no test's forced writes see the table made.
+            update("CREATE TABLE IF NOT EXISTS note (stream VARCHAR(64) NOT NULL, sequence BIGINT NOT NULL,"
+                    + " text VARCHAR(256) NOT NULL, PRIMARY KEY (stream, sequence))");
+        }
+
+        void appendEvents(Note... notes) {
+            transactions.executeInTransaction(() -> {
+                try (Connection c = transactions.connectionProvider().getConnection();
+                     PreparedStatement s = c.prepareStatement("INSERT INTO note VALUES (?, ?, ?)")) {
+                    for (Note note : notes) {
+                        s.setString(1, note.stream());
+                        s.setLong(2, note.sequence());
+                        s.setString(3, note.text());
+                        s.addBatch();
+                    }
+                    s.executeBatch();
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+        }
+
+        List<Object> read(String stream) {
+            return transactions.fetchInTransaction(() -> {
+                List<Object> texts = new ArrayList<>();
+                try (Connection c = transactions.connectionProvider().getConnection();
+                     PreparedStatement s = c.prepareStatement(
+                             "SELECT text FROM note WHERE stream = ? ORDER BY sequence")) {
+                    s.setString(1, stream);
+                    try (ResultSet r = s.executeQuery()) {
+                        while (r.next()) {
+                            texts.add(new Noted(r.getString(1)));
+                        }
+                    }
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+                return texts;
+            });
+        }
+
+        private void update(String sql) {
+            try (Connection c = transactions.connectionProvider().getConnection(); Statement s = c.createStatement()) {
+                s.execute(sql);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
     }
 
     private EventStoreFixture() {
     }
 
-    static JdbcEventStorageEngine engine(JdbcTransactionManager transactions) {
-        return AxonSetup.eventStorage(transactions, JacksonSerializer.defaultSerializer());
+    static NoteStore engine(JdbcTransactionManager transactions) {
+        return new NoteStore(transactions);
     }
 
-    static DomainEventMessage<Noted> event(String aggregateId, long sequence, String text) {
-        return new GenericDomainEventMessage<>("Note", aggregateId, sequence, new Noted(text));
+    static Note event(String stream, long sequence, String text) {
+        return new Note(stream, sequence, text);
     }
 
-    static List<Object> payloads(JdbcEventStorageEngine engine, String aggregateId) {
-        return engine.readEvents(aggregateId).asStream().map(EventMessage::getPayload).map(Object.class::cast).toList();
+    static List<Object> payloads(NoteStore store, String stream) {
+        return store.read(stream);
     }
 
-    /** Counts the stored events through a connection of its own, so only committed rows are seen. */
+    /** Counts the stored notes through a connection of its own, so only committed rows are seen. */
     static long committedEvents(DataSource dataSource) {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM DomainEventEntry")) {
+             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM note")) {
             rs.next();
             return rs.getLong(1);
         } catch (SQLException e) {

@@ -17,15 +17,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.axonframework.common.transaction.Transaction;
-import org.axonframework.eventhandling.GlobalSequenceTrackingToken;
-import org.axonframework.eventhandling.TrackingToken;
-import org.axonframework.eventhandling.tokenstore.jdbc.GenericTokenTableFactory;
-import org.axonframework.eventhandling.tokenstore.jdbc.JdbcTokenStore;
-import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
 import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.messaging.unitofwork.DefaultUnitOfWork;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
-import org.axonframework.serialization.json.JacksonSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,13 +50,13 @@ class JdbcTransactionManagerTest {
     @Test
     void eventsAppendedInACommittedUnitOfWorkAreReadableFromANewEngineOnANewPool() throws Exception {
         H2Database first = open();
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(first.dataSource(), first.forcedWrites()));
+        EventStoreFixture.NoteStore engine = engine(new JdbcTransactionManager(first.dataSource(), first.forcedWrites()));
         UnitOfWork<?> uow = DefaultUnitOfWork.startAndGet(null);
         engine.appendEvents(event("a-1", 0, "first"), event("a-1", 1, "second"));
         uow.commit();
         first.close();
 
-        JdbcEventStorageEngine reopened = engine(new JdbcTransactionManager(open().dataSource(), ForcedWrites.never()));
+        EventStoreFixture.NoteStore reopened = engine(new JdbcTransactionManager(open().dataSource(), ForcedWrites.never()));
 
         assertThat(payloads(reopened, "a-1")).containsExactly(new Noted("first"), new Noted("second"));
     }
@@ -70,13 +64,13 @@ class JdbcTransactionManagerTest {
     @Test
     void eventsAppendedInAUnitOfWorkThatRollsBackAreDiscarded() throws Exception {
         H2Database first = open();
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(first.dataSource(), first.forcedWrites()));
+        EventStoreFixture.NoteStore engine = engine(new JdbcTransactionManager(first.dataSource(), first.forcedWrites()));
         UnitOfWork<?> uow = DefaultUnitOfWork.startAndGet(null);
         engine.appendEvents(event("a-1", 0, "first"), event("a-1", 1, "second"));
         uow.rollback();
         first.close();
 
-        JdbcEventStorageEngine reopened = engine(new JdbcTransactionManager(open().dataSource(), ForcedWrites.never()));
+        EventStoreFixture.NoteStore reopened = engine(new JdbcTransactionManager(open().dataSource(), ForcedWrites.never()));
 
         assertThat(payloads(reopened, "a-1")).isEmpty();
     }
@@ -84,7 +78,7 @@ class JdbcTransactionManagerTest {
     @Test
     void aFailureLaterInPrepareCommitDiscardsEventsAlreadyAppended() throws Exception {
         H2Database db = open();
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
+        EventStoreFixture.NoteStore engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
         UnitOfWork<?> uow = DefaultUnitOfWork.startAndGet(null);
         uow.onPrepareCommit(u -> engine.appendEvents(event("a-1", 0, "first")));
         uow.onPrepareCommit(u -> {
@@ -100,7 +94,7 @@ class JdbcTransactionManagerTest {
         H2Database db = open();
         AtomicInteger commits = new AtomicInteger();
         JdbcTransactionManager transactions = new JdbcTransactionManager(countingCommits(db.dataSource(), commits), ForcedWrites.never());
-        JdbcEventStorageEngine engine = engine(transactions);
+        EventStoreFixture.NoteStore engine = engine(transactions);
         commits.set(0);
         List<String> seen = new ArrayList<>();
 
@@ -126,7 +120,7 @@ class JdbcTransactionManagerTest {
         List<String> seen = new ArrayList<>();
         JdbcTransactionManager transactions = new JdbcTransactionManager(db.dataSource(),
                 ForcedWrites.by(() -> seen.add("forced")));
-        JdbcEventStorageEngine engine = engine(transactions);
+        EventStoreFixture.NoteStore engine = engine(transactions);
 
         UnitOfWork<?> uow = DefaultUnitOfWork.startAndGet(null);
         uow.attachTransaction(transactions);
@@ -145,7 +139,7 @@ class JdbcTransactionManagerTest {
                 ForcedWrites.by(() -> {
                     throw new SQLException("Input/output error");
                 }));
-        JdbcEventStorageEngine engine = engine(transactions);
+        EventStoreFixture.NoteStore engine = engine(transactions);
 
         UnitOfWork<?> uow = DefaultUnitOfWork.startAndGet(null);
         uow.attachTransaction(transactions);
@@ -162,7 +156,7 @@ class JdbcTransactionManagerTest {
     @Test
     void aNestedUnitOfWorkIsCommittedWithItsRootNotBefore() throws Exception {
         H2Database db = open();
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
+        EventStoreFixture.NoteStore engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
         UnitOfWork<?> root = DefaultUnitOfWork.startAndGet(null);
         UnitOfWork<?> nested = DefaultUnitOfWork.startAndGet(null);
         engine.appendEvents(event("a-1", 0, "first"));
@@ -176,7 +170,7 @@ class JdbcTransactionManagerTest {
     @Test
     void aRootRollbackDiscardsWhatItsCommittedNestedUnitsWrote() throws Exception {
         H2Database db = open();
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
+        EventStoreFixture.NoteStore engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
         UnitOfWork<?> root = DefaultUnitOfWork.startAndGet(null);
         for (int i = 0; i < 3; i++) {
             UnitOfWork<?> nested = DefaultUnitOfWork.startAndGet(null);
@@ -192,7 +186,7 @@ class JdbcTransactionManagerTest {
     @Test
     void aRolledBackNestedUnitDoesNotUndoItsSiblingsOrRoot() throws Exception {
         H2Database db = open();
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
+        EventStoreFixture.NoteStore engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
         UnitOfWork<?> root = DefaultUnitOfWork.startAndGet(null);
         UnitOfWork<?> kept = DefaultUnitOfWork.startAndGet(null);
         engine.appendEvents(event("a-1", 0, "kept"));
@@ -208,7 +202,7 @@ class JdbcTransactionManagerTest {
     @Test
     void outsideAUnitOfWorkEachAppendCommitsItself() throws Exception {
         H2Database db = open();
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
+        EventStoreFixture.NoteStore engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
 
         engine.appendEvents(event("a-1", 0, "first"), event("a-1", 1, "second"));
 
@@ -219,7 +213,7 @@ class JdbcTransactionManagerTest {
     void executeInTransactionRollsBackWhenTheTaskThrows() throws Exception {
         H2Database db = open();
         JdbcTransactionManager transactions = new JdbcTransactionManager(db.dataSource(), db.forcedWrites());
-        JdbcEventStorageEngine engine = engine(transactions);
+        EventStoreFixture.NoteStore engine = engine(transactions);
 
         assertThatThrownBy(() -> transactions.executeInTransaction(() -> {
             engine.appendEvents(event("a-1", 0, "first"));
@@ -232,7 +226,7 @@ class JdbcTransactionManagerTest {
     void aTransactionStartedInsideAnotherJoinsItAndOnlyTheOuterCommits() throws Exception {
         H2Database db = open();
         JdbcTransactionManager transactions = new JdbcTransactionManager(db.dataSource(), db.forcedWrites());
-        JdbcEventStorageEngine engine = engine(transactions);
+        EventStoreFixture.NoteStore engine = engine(transactions);
         Transaction outer = transactions.startTransaction();
         Transaction inner = transactions.startTransaction();
         engine.appendEvents(event("a-1", 0, "first"));
@@ -248,7 +242,7 @@ class JdbcTransactionManagerTest {
         H2Database db = open();
         AtomicInteger commits = new AtomicInteger();
         JdbcTransactionManager transactions = new JdbcTransactionManager(countingCommits(db.dataSource(), commits), ForcedWrites.never());
-        JdbcEventStorageEngine engine = engine(transactions);
+        EventStoreFixture.NoteStore engine = engine(transactions);
         commits.set(0);
         // What Axon's event processors do: attach first, then run the batch in the unit.
         DefaultUnitOfWork<?> uow = new DefaultUnitOfWork<>(null);
@@ -267,7 +261,7 @@ class JdbcTransactionManagerTest {
     void aTransactionAttachedBeforeItsUnitOfWorkRollsBackWithIt() throws Exception {
         H2Database db = open();
         JdbcTransactionManager transactions = new JdbcTransactionManager(db.dataSource(), db.forcedWrites());
-        JdbcEventStorageEngine engine = engine(transactions);
+        EventStoreFixture.NoteStore engine = engine(transactions);
         DefaultUnitOfWork<?> uow = new DefaultUnitOfWork<>(null);
         uow.attachTransaction(transactions);
 
@@ -287,9 +281,7 @@ class JdbcTransactionManagerTest {
 
         try (Connection c = transactions.connectionProvider().getConnection(); Statement s = c.createStatement()) {
             assertThat(c.getAutoCommit()).isTrue();
-            s.executeUpdate("INSERT INTO DomainEventEntry (eventIdentifier, aggregateIdentifier, sequenceNumber, type, "
-                    + "timeStamp, payloadType, payload) VALUES ('e-1', 'a-1', 0, 'Note', '2026-01-01T00:00:00Z', "
-                    + "'Noted', X'7B7D')");
+            s.executeUpdate("INSERT INTO note VALUES ('a-1', 0, 'first')");
         }
 
         assertThat(committedEvents(db.dataSource())).isEqualTo(1);
@@ -310,7 +302,7 @@ class JdbcTransactionManagerTest {
     @Test
     void everyUnitOfWorkReturnsItsConnectionToThePool() throws Exception {
         H2Database db = open(1);
-        JdbcEventStorageEngine engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
+        EventStoreFixture.NoteStore engine = engine(new JdbcTransactionManager(db.dataSource(), db.forcedWrites()));
 
         for (int i = 0; i < 6; i++) {
             UnitOfWork<?> uow = DefaultUnitOfWork.startAndGet(null);
@@ -323,29 +315,5 @@ class JdbcTransactionManagerTest {
         }
 
         assertThat(committedEvents(db.dataSource())).isEqualTo(3);
-    }
-
-    @Test
-    void aTokenStoredByJdbcTokenStoreIsFetchedFromANewPool() throws Exception {
-        H2Database first = open();
-        JdbcTransactionManager transactions = new JdbcTransactionManager(first.dataSource(), first.forcedWrites());
-        JdbcTokenStore store = tokenStore(transactions);
-        store.createSchema(GenericTokenTableFactory.INSTANCE);
-        transactions.executeInTransaction(() -> store.initializeTokenSegments("receipts", 1));
-        transactions.executeInTransaction(() -> store.storeToken(new GlobalSequenceTrackingToken(42), "receipts", 0));
-        transactions.executeInTransaction(() -> store.releaseClaim("receipts", 0));
-        first.close();
-
-        JdbcTransactionManager reopened = new JdbcTransactionManager(open().dataSource(), ForcedWrites.never());
-        TrackingToken token = reopened.fetchInTransaction(() -> tokenStore(reopened).fetchToken("receipts", 0));
-
-        assertThat(token).isEqualTo(new GlobalSequenceTrackingToken(42));
-    }
-
-    private static JdbcTokenStore tokenStore(JdbcTransactionManager transactions) {
-        return JdbcTokenStore.builder()
-                .connectionProvider(transactions.connectionProvider())
-                .serializer(JacksonSerializer.defaultSerializer())
-                .build();
     }
 }

@@ -24,10 +24,24 @@ public final class TestIo {
      * Drops the transparency log's tables of a stopped ledger, as if it had died between append and integration:
      * the events stay, the tree is gone.
      */
+    /** What a command printed and its exit status. */
+    public record Run(int exit, String out, String err) {
+    }
+
+    /** Runs a picocli command line with {@code args}, capturing what it prints. */
+    public static Run run(picocli.CommandLine commandLine, String... args) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        commandLine.setOut(new java.io.PrintWriter(out, true));
+        commandLine.setErr(new java.io.PrintWriter(err, true));
+        int exit = commandLine.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
     public static void dropLogTables(Path state) throws Exception {
         try (H2Database database = H2Database.open(state); Connection c = database.dataSource().getConnection();
              Statement s = c.createStatement()) {
-            for (String table : List.of("log_head", "log_tile", "log_run", "log_checkpoint")) {
+            for (String table : List.of("log_head", "log_tile", "log_checkpoint")) {
                 s.execute("DROP TABLE " + table);
             }
             c.commit();

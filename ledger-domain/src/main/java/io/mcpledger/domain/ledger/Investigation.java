@@ -8,6 +8,7 @@ import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.receipt.ReceiptKind;
 import io.mcpledger.domain.receipt.Timestamps;
 import io.mcpledger.domain.session.CallRecord;
+import io.mcpledger.domain.session.CallRecords;
 import io.mcpledger.domain.session.FoldException;
 import io.mcpledger.domain.session.SessionFold;
 import io.mcpledger.domain.session.SessionState;
@@ -49,23 +50,24 @@ public final class Investigation {
     public static Investigation of(List<Receipt> sessionReceipts, String requestId) {
         Objects.requireNonNull(requestId, "requestId");
         SessionState state = null;
+        CallRecords calls = new CallRecords();
         for (Receipt r : sessionReceipts) {
-            state = SessionFold.apply(state, r);
+            state = SessionFold.apply(state, r, calls);
         }
         if (state == null) {
             return notFound(null, requestId);
         }
-        CallRecord call = state.call(requestId);
+        CallRecord call = calls.call(requestId);
         if (call == null) {
             return notFound(state.id(), requestId);
         }
-        String current = state.edge() == null ? null : state.edge().incarnation();
+        String current = state.incarnation();
         Receipt decision = call.decision();
         // A receipt's body is parsed from its line on every read: read each decision's body once.
         JsonNode asked = decision.body();
         List<Receipt> timeline = sessionReceipts.stream().filter(r -> requestId.equals(r.request())).toList();
         List<LaterCall> later = new ArrayList<>();
-        for (CallRecord other : state.calls().values()) {
+        for (CallRecord other : calls.all()) {
             if (other.decision().seq() > decision.seq() && sameToolAndArguments(other.decision().body(), asked)) {
                 later.add(new LaterCall(other, verdictOf(other, current)));
             }

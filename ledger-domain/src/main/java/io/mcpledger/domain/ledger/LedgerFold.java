@@ -4,39 +4,32 @@ import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.FoldException;
 import io.mcpledger.domain.session.SessionFold;
 import io.mcpledger.domain.session.SessionState;
-import io.mcpledger.domain.session.SessionStatus;
 
 /** Folds any receipt into the whole-ledger state; session receipts go through {@link SessionFold}. */
 public final class LedgerFold {
     private LedgerFold() {
     }
 
-    public static LedgerState apply(LedgerState state, Receipt r) {
+    public static <S extends LedgerState> S apply(S state, Receipt r) {
         switch (r.kind()) {
-            case POLICY_ACTIVATED -> state.policy = r.bodyText("policy");
+            case POLICY_ACTIVATED -> state.policyActivated(r.bodyText("policy"), r);
             case PRINCIPAL_REVOKED -> {
                 String tokenRef = r.bodyText("tokenRef");
-                if (!state.revokedPrincipals.add(tokenRef)) {
+                if (!state.principalRevoked(tokenRef, r)) {
                     throw new FoldException("principal " + tokenRef + " is revoked twice");
                 }
             }
             default -> {
-                SessionState before = state.sessions.get(r.session());
-                boolean wasActive = before != null && before.status() == SessionStatus.ACTIVE;
-                SessionState after = SessionFold.apply(before, r);
-                if (before == null) {
-                    state.sessions.put(after.id(), after);
+                SessionState before = state.session(r.session());
+                boolean wasActive = before != null && before.active();
+                String heldBefore = before == null ? null : before.capability().id();
+                SessionState after = SessionFold.apply(before, r, state.calls(r.session()));
+                if (!after.capability().id().equals(heldBefore)) {
+                    state.capabilityIssued(after.capability().id(), after.id());
                 }
-                boolean isActive = after.status() == SessionStatus.ACTIVE;
-                if (wasActive != isActive) {
-                    state.activeSessions += isActive ? 1 : -1;
-                }
-                if (after.capability() != null) {
-                    state.capabilityOwners.putIfAbsent(after.capability().id(), after.id());
-                }
+                state.sessionFolded(after, wasActive, r);
             }
         }
-        state.size++;
         return state;
     }
 }

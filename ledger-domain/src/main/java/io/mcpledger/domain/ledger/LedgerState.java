@@ -1,55 +1,33 @@
 package io.mcpledger.domain.ledger;
 
+import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.domain.session.CallBook;
 import io.mcpledger.domain.session.SessionState;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.NavigableMap;
-import java.util.NavigableSet;
-import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
- * Everything the log says: sessions by id, revoked principals (tokenRefs), the active policy hash, and
- * which session each capability id was issued to. Changed only by {@link LedgerFold}; not thread-safe.
+ * Everything the log says, as {@link LedgerFold} reads and changes it: sessions and their calls, revoked principals,
+ * the active policy, and which session each capability was issued to. {@link MemoryLedgerState} holds it all in
+ * memory (the verifier); the ledger's projections keep it in the store.
  */
-public final class LedgerState {
-    final NavigableMap<String, SessionState> sessions = new TreeMap<>();
-    final NavigableSet<String> revokedPrincipals = new TreeSet<>();
-    final Map<String, String> capabilityOwners = new HashMap<>();
-    String policy;
-    long size;
-    long activeSessions;
+public interface LedgerState {
+    /** The session with this id, or null when it was never initialized. */
+    SessionState session(String id);
 
-    public NavigableMap<String, SessionState> sessions() {
-        return Collections.unmodifiableNavigableMap(sessions);
-    }
+    /** The calls of a session (also of one about to be initialized). */
+    CallBook calls(String sessionId);
 
-    public SessionState session(String id) {
-        return sessions.get(id);
-    }
+    /**
+     * A session receipt was folded into {@code after}: a new state when {@code r} initialized it, else the one
+     * {@link #session} returned, changed. {@code wasActive} tells what it was before.
+     */
+    void sessionFolded(SessionState after, boolean wasActive, Receipt r);
 
-    public NavigableSet<String> revokedPrincipals() {
-        return Collections.unmodifiableNavigableSet(revokedPrincipals);
-    }
+    /** A capability id was issued to a session (at initialize or resume). */
+    void capabilityIssued(String capabilityId, String sessionId);
 
-    /** The session a capability id was issued to, or null. */
-    public String capabilityOwner(String capabilityId) {
-        return capabilityOwners.get(capabilityId);
-    }
+    /** Records a principal's revocation; false when the tokenRef was already revoked. */
+    boolean principalRevoked(String tokenRef, Receipt r);
 
-    /** The active policy hash, or null while none was ever activated. */
-    public String policy() {
-        return policy;
-    }
-
-    /** How many sessions are active: kept by the fold so a session cap costs nothing to check. */
-    public long activeSessions() {
-        return activeSessions;
-    }
-
-    /** How many receipts were folded in. */
-    public long size() {
-        return size;
-    }
+    /** A policy became active. */
+    void policyActivated(String hash, Receipt r);
 }

@@ -25,7 +25,7 @@ public final class SessionView {
         node.put("createdAt", Timestamps.format(s.createdAt()));
         node.put("lastActivityAt", Timestamps.format(s.lastActivityAt()));
         if (idleExpiry != null) {
-            node.put("expiresAt", Timestamps.format(s.lastActivityAt().plus(idleExpiry)));
+            node.put("expiresAt", Timestamps.format(s.expiresAt(idleExpiry)));
         }
         node.put("resumes", s.resumes());
         ObjectNode capability = node.putObject("capability");

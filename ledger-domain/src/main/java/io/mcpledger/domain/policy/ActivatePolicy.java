@@ -3,9 +3,9 @@ package io.mcpledger.domain.policy;
 import java.time.Instant;
 import org.axonframework.modelling.command.TargetAggregateIdentifier;
 
-/** Make a policy the active one; {@code document} is its canonical JSON. */
-public record ActivatePolicy(@TargetAggregateIdentifier String policyStream, String document, Instant at) {
-    public ActivatePolicy(String document, Instant at) {
+/** Make a policy the active one; the document was parsed and checked where it entered the ledger. */
+public record ActivatePolicy(@TargetAggregateIdentifier String policyStream, PolicyDocument document, Instant at) {
+    public ActivatePolicy(PolicyDocument document, Instant at) {
         this(PolicyAggregate.STREAM, document, at);
     }
 }

@@ -3,8 +3,6 @@ package io.mcpledger.domain.policy;
 import static org.axonframework.modelling.command.AggregateLifecycle.apply;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.mcpledger.domain.ErrorCode;
-import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.receipt.ReceiptDraft;
@@ -29,29 +27,32 @@ public class PolicyAggregate {
         // Axon creates the instance and sources it from the policy stream.
     }
 
+    /** The policy stream as a snapshot: the hash of the active policy. */
+    public static PolicyAggregate restored(String activeHash) {
+        PolicyAggregate aggregate = new PolicyAggregate();
+        aggregate.policyStream = STREAM;
+        aggregate.activeHash = activeHash;
+        return aggregate;
+    }
+
     @CommandHandler
     @CreationPolicy(AggregateCreationPolicy.CREATE_IF_MISSING)
     public PolicyAnswer handle(ActivatePolicy cmd, LedgerContext ctx) {
-        PolicyDocument document;
-        try {
-            document = PolicyDocument.fromCanonical(cmd.document());
-        } catch (InvalidPolicyException e) {
-            throw new LedgerException(ErrorCode.INVALID_REQUEST, "policy: " + e.getMessage());
-        }
+        PolicyDocument document = cmd.document();
         if (document.hash().equals(activeHash)) {
             return new PolicyAnswer(activeHash, null);
         }
         ObjectNode body = Canonical.JSON.createObjectNode();
         body.put("policy", document.hash());
         Receipt receipt = ctx.signer().sign(
-                ReceiptDraft.ledgerWide(ctx.ids().receiptId(), ReceiptKind.POLICY_ACTIVATED, cmd.at(), body));
-        apply(new PolicyActivated(cmd.policyStream(), receipt, document.canonicalJson()));
+                ReceiptDraft.ledgerWide(ctx.ids().receiptId(cmd.at()), ReceiptKind.POLICY_ACTIVATED, cmd.at(), body));
+        apply(new PolicyActivated(cmd.policyStream(), receipt, document));
         return new PolicyAnswer(document.hash(), receipt);
     }
 
     @EventSourcingHandler
     void on(PolicyActivated event) {
         policyStream = event.policyStream();
-        activeHash = event.receipt().body().path("policy").asText();
+        activeHash = event.document().hash();
     }
 }

@@ -24,6 +24,14 @@ public class PrincipalAggregate {
         // Axon creates the instance and sources it from the principal's stream.
     }
 
+    /** A revoked principal as a snapshot: its revocation receipt. */
+    public static PrincipalAggregate restored(Receipt revocation) {
+        PrincipalAggregate aggregate = new PrincipalAggregate();
+        aggregate.tokenRef = revocation.bodyText("tokenRef");
+        aggregate.revocation = revocation;
+        return aggregate;
+    }
+
     @CommandHandler
     @CreationPolicy(AggregateCreationPolicy.CREATE_IF_MISSING)
     public Receipt handle(RevokePrincipal cmd, LedgerContext ctx) {
@@ -33,7 +41,7 @@ public class PrincipalAggregate {
         ObjectNode body = Canonical.JSON.createObjectNode();
         body.put("tokenRef", cmd.tokenRef());
         Receipt receipt = ctx.signer().sign(
-                ReceiptDraft.ledgerWide(ctx.ids().receiptId(), ReceiptKind.PRINCIPAL_REVOKED, cmd.at(), body));
+                ReceiptDraft.ledgerWide(ctx.ids().receiptId(cmd.at()), ReceiptKind.PRINCIPAL_REVOKED, cmd.at(), body));
         apply(new PrincipalRevoked(cmd.tokenRef(), receipt));
         return receipt;
     }

@@ -5,26 +5,40 @@ import io.mcpledger.domain.receipt.ReceiptKind;
 import java.util.Objects;
 
 /**
- * What the log says about one requestId in a session: its first decision (admitted or refused), the
- * authority in force then, and its outcome or resolution. Mutated only by {@link SessionFold}.
+ * What the log says about one requestId in a session: its first decision (admitted or refused), the edge incarnation
+ * current then, its outcome and an operator's resolution, with their receipts. Changed only through a
+ * {@link CallBook}, as {@link SessionFold} decides.
  */
 public final class CallRecord {
-    /** Where an admitted call stands. */
+    /** Where an admitted call stands before any resolution. */
     public enum Outcome { PENDING, OK, ERROR, UNKNOWN }
 
     private final String requestId;
     private final Receipt decision;
     private final String incarnation;
-    private Outcome outcome;
+    private CallStatus status;
     private Receipt outcomeReceipt;
-    private String resolution;
     private Receipt resolutionReceipt;
 
     CallRecord(String requestId, Receipt decision, String incarnation) {
         this.requestId = requestId;
         this.decision = decision;
         this.incarnation = incarnation;
-        this.outcome = Outcome.PENDING;
+        this.status = decision.kind() == ReceiptKind.CALL_ADMITTED
+                ? CallStatus.PENDING : CallStatus.REFUSED;
+    }
+
+    /**
+     * A record read back from the log: the decision, the status the receipts after it reached, and the latest
+     * outcome and the resolution (null when there are none). The incarnation is not kept in the log's call index.
+     */
+    public static CallRecord restored(String requestId, Receipt decision, CallStatus status, Receipt outcome,
+                                      Receipt resolution) {
+        CallRecord call = new CallRecord(requestId, decision, null);
+        call.status = Objects.requireNonNull(status, "status");
+        call.outcomeReceipt = outcome;
+        call.resolutionReceipt = resolution;
+        return call;
     }
 
     public String requestId() {
@@ -37,16 +51,26 @@ public final class CallRecord {
     }
 
     public boolean admitted() {
-        return decision.kind() == ReceiptKind.CALL_ADMITTED;
+        return status.admitted();
     }
 
-    /** The edge incarnation that was current when the call was admitted (null when absent). */
+    public CallStatus status() {
+        return status;
+    }
+
+    /** The edge incarnation that was current when the call was admitted (null when absent or not known). */
     public String incarnation() {
         return incarnation;
     }
 
+    /** The outcome an edge (or a resume) recorded; {@link Outcome#UNKNOWN} stays after a resolution. */
     public Outcome outcome() {
-        return outcome;
+        return switch (status) {
+            case REFUSED, PENDING -> Outcome.PENDING;
+            case OK -> Outcome.OK;
+            case ERROR -> Outcome.ERROR;
+            case UNKNOWN, RESOLVED -> Outcome.UNKNOWN;
+        };
     }
 
     /** The latest {@code call.outcome} receipt, or null. */
@@ -56,30 +80,28 @@ public final class CallRecord {
 
     /** {@code ok}, {@code error} or {@code not_run} once an operator resolved an unknown call; else null. */
     public String resolution() {
-        return resolution;
+        return resolutionReceipt == null ? null : resolutionReceipt.bodyText("status");
     }
 
     public Receipt resolutionReceipt() {
         return resolutionReceipt;
     }
 
-    void recordOutcome(Outcome outcome, Receipt receipt) {
-        this.outcome = outcome;
-        this.outcomeReceipt = receipt;
-    }
-
-    void recordResolution(String status, Receipt receipt) {
-        this.resolution = status;
-        this.resolutionReceipt = receipt;
+    void settle(CallStatus next, Receipt receipt) {
+        if (next == CallStatus.RESOLVED) {
+            resolutionReceipt = receipt;
+        } else {
+            outcomeReceipt = receipt;
+        }
+        status = next;
     }
 
     /** Value equality, so a state rebuilt from the same receipts equals the original. */
     @Override
     public boolean equals(Object o) {
         return o instanceof CallRecord other && requestId.equals(other.requestId) && decision.equals(other.decision)
-                && Objects.equals(incarnation, other.incarnation) && outcome == other.outcome
+                && Objects.equals(incarnation, other.incarnation) && status == other.status
                 && Objects.equals(outcomeReceipt, other.outcomeReceipt)
-                && Objects.equals(resolution, other.resolution)
                 && Objects.equals(resolutionReceipt, other.resolutionReceipt);
     }
 

@@ -15,11 +15,14 @@ import io.mcpledger.domain.receipt.ReceiptDraft;
 import io.mcpledger.domain.receipt.ReceiptKind;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.axonframework.commandhandling.CommandHandler;
 import org.axonframework.eventsourcing.EventSourcingHandler;
+import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.modelling.command.AggregateCreationPolicy;
 import org.axonframework.modelling.command.AggregateIdentifier;
 import org.axonframework.modelling.command.CreationPolicy;
@@ -34,9 +37,33 @@ public class SessionAggregate {
     @AggregateIdentifier
     private String sessionId;
     private SessionState state;
+    /** The calls this instance changed and has not seen committed, over the committed ones it reads from history. */
+    private transient SessionCalls calls;
+    /** The {@code capability.revoked} receipt, when this instance applied it itself (not yet readable from history). */
+    private transient Receipt revocation;
+    /** The capabilities this instance saw issued and has not seen committed (the history knows the others). */
+    private transient Set<String> capabilities = new HashSet<>();
+    private transient boolean forgetScheduled;
 
     protected SessionAggregate() {
         // Axon creates the instance and sources it from the session's events.
+    }
+
+    /**
+     * The aggregate as a snapshot of its state: the ledger loads sessions this way, from the projections' state at the
+     * session's latest receipt, so that no decision needs the session's whole history in memory.
+     */
+    public static SessionAggregate restored(SessionState state) {
+        SessionAggregate aggregate = new SessionAggregate();
+        aggregate.sessionId = state.id();
+        aggregate.state = state;
+        aggregate.calls = new SessionCalls(state.id());
+        return aggregate;
+    }
+
+    /** The state decisions are made on; tests compare it with the projections'. */
+    public SessionState state() {
+        return state;
     }
 
     @CommandHandler
@@ -76,6 +103,7 @@ public class SessionAggregate {
 
     @CommandHandler
     public Answer handle(ResumeSession cmd, LedgerContext ctx) {
+        calls.readFrom(ctx.history());
         requireOwner(cmd.clientTokenSha256());
         requireNotDeleted();
         if (isExpired(ctx, cmd.at())) {
@@ -94,14 +122,16 @@ public class SessionAggregate {
         if (cmd.edge() != null) {
             body.set("edge", cmd.edge().toJson());
         }
+        String before = state.incarnation();
         Receipt resumed = sign(ctx, sessionId, ReceiptKind.SESSION_RESUMED, cmd.at(), null, body);
         apply(new SessionResumed(sessionId, resumed));
-        markUnknownFromPreviousIncarnations(ctx, cmd.at());
+        markUnknownFromPreviousIncarnation(ctx, before, cmd.at());
         return new SessionAnswer(resumed, view(ctx));
     }
 
     @CommandHandler
     public Answer handle(RequestCall cmd, LedgerContext ctx) {
+        calls.readFrom(ctx.history());
         requireOwner(cmd.clientTokenSha256());
         requireNotDeleted();
         if (isExpired(ctx, cmd.at())) {
@@ -111,7 +141,7 @@ public class SessionAggregate {
         if (ctx.authority().isPrincipalRevoked(state.tokenRef())) {
             return sessionLevelRefusal(ctx, cmd, ErrorCode.TOKEN_REVOKED, Reason.tokenRevoked());
         }
-        CallRecord earlier = state.call(cmd.requestId());
+        CallRecord earlier = calls.call(cmd.requestId());
         if (earlier != null) {
             return repeat(earlier, cmd);
         }
@@ -128,6 +158,7 @@ public class SessionAggregate {
 
     @CommandHandler
     public SessionAnswer handle(RecordOutcome cmd, LedgerContext ctx) {
+        calls.readFrom(ctx.history());
         requireOwner(cmd.clientTokenSha256());
         CallRecord call = admittedCall(cmd.requestId());
         expireIfIdle(ctx, cmd.at());
@@ -163,6 +194,7 @@ public class SessionAggregate {
 
     @CommandHandler
     public SessionAnswer handle(ResolveCall cmd, LedgerContext ctx) {
+        calls.readFrom(ctx.history());
         CallRecord call = admittedCall(cmd.requestId());
         if (call.outcome() != CallRecord.Outcome.UNKNOWN || call.resolution() != null) {
             String where = call.resolution() != null ? "already resolved as " + call.resolution()
@@ -182,12 +214,18 @@ public class SessionAggregate {
     @CommandHandler
     public SessionAnswer handle(RevokeCapability cmd, LedgerContext ctx) {
         String capabilityId = cmd.capabilityId() == null ? state.capability().id() : cmd.capabilityId();
-        if (!state.held(capabilityId)) {
+        if (!capabilityId.equals(state.capability().id()) && !capabilities.contains(capabilityId)
+                && !sessionId.equals(ctx.history().capabilityOwner(capabilityId))) {
             throw new LedgerException(ErrorCode.CAPABILITY_NOT_FOUND,
                     "capability " + capabilityId + " was never issued to this session");
         }
         if (state.capabilityRevoked()) {
-            return new SessionAnswer(state.capabilityRevocation(), view(ctx));
+            Receipt earlier = revocation != null ? revocation : ctx.history().receipt(state.capabilityRevocationId());
+            if (earlier == null) {
+                throw new IllegalStateException("session " + sessionId + " names its capability's revocation "
+                        + state.capabilityRevocationId() + ", which the log does not hold");
+            }
+            return new SessionAnswer(earlier, view(ctx));
         }
         expireIfIdle(ctx, cmd.at());
         ObjectNode body = Canonical.JSON.createObjectNode();
@@ -200,7 +238,7 @@ public class SessionAggregate {
     /** Appends {@code session.expired} when idle too long at the command's time; answers null otherwise. */
     @CommandHandler
     public SessionAnswer handle(ExpireSession cmd, LedgerContext ctx) {
-        if (state.status() != SessionStatus.ACTIVE || !isExpired(ctx, cmd.at())) {
+        if (!state.idlePast(cmd.at(), ctx.idleExpiry())) {
             return null;
         }
         return new SessionAnswer(expire(ctx, cmd.at()), view(ctx));
@@ -219,8 +257,33 @@ public class SessionAggregate {
 
     @EventSourcingHandler
     void on(SessionEvent event) {
-        sessionId = event.sessionId();
-        state = SessionFold.apply(state, event.receipt());
+        if (calls == null) {
+            sessionId = event.sessionId();
+            calls = new SessionCalls(sessionId);
+        }
+        state = SessionFold.apply(state, event.receipt(), calls);
+        capabilities.add(state.capability().id());
+        if (event instanceof CapabilityRevoked) {
+            revocation = event.receipt();
+        }
+        forgetCallsOnceCommitted();
+    }
+
+    /**
+     * The calls in memory are what the ledger has not committed; once the unit of work that applied them commits,
+     * they are the history's, and memory lets them go. So an aggregate in the cache holds its state and at most one
+     * batch's calls, however long its session runs.
+     */
+    private void forgetCallsOnceCommitted() {
+        if (!forgetScheduled && CurrentUnitOfWork.isStarted()) {
+            forgetScheduled = true;
+            CurrentUnitOfWork.get().afterCommit(u -> {
+                forgetScheduled = false;
+                calls.forget();
+                capabilities.clear();
+                revocation = null;
+            });
+        }
     }
 
     private Reason decide(RequestCall cmd, Optional<PolicyDocument> policy) {
@@ -267,7 +330,7 @@ public class SessionAggregate {
 
     /** A 410 or 403 on an existing session still records the refused call, once per request and reason. */
     private ErrorAnswer sessionLevelRefusal(LedgerContext ctx, RequestCall cmd, ErrorCode code, Reason reason) {
-        CallRecord earlier = state.call(cmd.requestId());
+        CallRecord earlier = calls.call(cmd.requestId());
         if (earlier != null && !earlier.admitted()
                 && reason.code().equals(earlier.decision().body().path("reason").path("code").asText())) {
             return new ErrorAnswer(code, reason.message(), earlier.decision());
@@ -284,19 +347,20 @@ public class SessionAggregate {
         return receipt;
     }
 
-    private void markUnknownFromPreviousIncarnations(LedgerContext ctx, Instant at) {
-        String current = state.edge() == null ? null : state.edge().incarnation();
-        List<CallRecord> orphaned = new ArrayList<>();
-        for (CallRecord call : state.calls().values()) {
-            if (call.admitted() && call.outcome() == CallRecord.Outcome.PENDING
-                    && !Objects.equals(call.incarnation(), current)) {
-                orphaned.add(call);
-            }
+    /**
+     * A resume by another edge incarnation marks every pending call {@code unknown}. Calls are admitted under the
+     * session's current incarnation and every change of incarnation marks all pending calls, so pending calls always
+     * belong to the current one: comparing the incarnation before and after the resume is the per-call comparison.
+     */
+    private void markUnknownFromPreviousIncarnation(LedgerContext ctx, String before, Instant at) {
+        String current = state.incarnation();
+        if (Objects.equals(before, current)) {
+            return;
         }
-        for (CallRecord call : orphaned) {
+        for (CallRecord call : calls.pending()) {
             ObjectNode body = Canonical.JSON.createObjectNode();
             body.put("status", "unknown");
-            body.put("detail", "admitted under edge incarnation " + describe(call.incarnation())
+            body.put("detail", "admitted under edge incarnation " + describe(before)
                     + "; the session was resumed by incarnation " + describe(current) + " before an outcome was recorded");
             Receipt receipt = sign(ctx, sessionId, ReceiptKind.CALL_OUTCOME, at, call.requestId(), body);
             apply(new CallOutcomeRecorded(sessionId, receipt));
@@ -321,14 +385,13 @@ public class SessionAggregate {
      * say) can make an idle session look active again.
      */
     private void expireIfIdle(LedgerContext ctx, Instant at) {
-        if (state.status() == SessionStatus.ACTIVE && isExpired(ctx, at)) {
+        if (state.idlePast(at, ctx.idleExpiry())) {
             expire(ctx, at);
         }
     }
 
     private boolean isExpired(LedgerContext ctx, Instant at) {
-        return state.status() == SessionStatus.EXPIRED
-                || at.isAfter(state.lastActivityAt().plus(ctx.idleExpiry()));
+        return state.status() == SessionStatus.EXPIRED || state.idlePast(at, ctx.idleExpiry());
     }
 
     private void requireOwner(String clientTokenSha256) {
@@ -344,7 +407,7 @@ public class SessionAggregate {
     }
 
     private CallRecord admittedCall(String requestId) {
-        CallRecord call = state.call(requestId);
+        CallRecord call = calls.call(requestId);
         if (call == null) {
             throw new LedgerException(ErrorCode.CALL_NOT_FOUND, "no call with requestId " + requestId + " in this session");
         }
@@ -380,7 +443,7 @@ public class SessionAggregate {
     private Receipt sign(LedgerContext ctx, String session, ReceiptKind kind, Instant at, String request, ObjectNode body) {
         long seq = state == null ? 1 : state.seq() + 1;
         String prev = state == null ? null : state.head();
-        return ctx.signer().sign(new ReceiptDraft(ctx.ids().receiptId(), kind, at, session, seq, prev, request, body));
+        return ctx.signer().sign(new ReceiptDraft(ctx.ids().receiptId(at), kind, at, session, seq, prev, request, body));
     }
 
     private ObjectNode view(LedgerContext ctx) {

@@ -4,24 +4,27 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.receipt.ReceiptKind;
 import java.util.Objects;
+import java.util.Set;
 
 /**
- * The one fold from receipts to session state, shared by the aggregate, the projections and the
- * offline verifier. Deterministic: it reads only the receipt and the state, never a clock, and checks
- * the chain ({@code seq} runs 1, 2, 3... and {@code prev} is the hash of the receipt before).
+ * The one fold from receipts to session state, shared by the aggregate, the projections and the offline verifier.
+ * Deterministic: it reads only the receipt, the state and the session's calls, never a clock; it checks the chain
+ * ({@code seq} runs 1, 2, 3... and {@code prev} is the hash of the receipt before) and every call's transition, and
+ * refuses what cannot follow with a {@link FoldException}.
  */
 public final class SessionFold {
     /** The statuses an operator's resolution may record (spec section 4). */
-    private static final java.util.Set<String> RESOLUTIONS = java.util.Set.of("ok", "error", "not_run");
+    private static final Set<String> RESOLUTIONS = Set.of("ok", "error", "not_run");
 
     private SessionFold() {
     }
 
     /**
      * Applies one session receipt. {@code state} is null exactly when the receipt is the session's
-     * {@code session.initialized}; the returned state is the same object, changed, or a new one.
+     * {@code session.initialized}; the returned state is the same object, changed, or a new one. {@code calls} is the
+     * session's call book, read and written for call receipts.
      */
-    public static SessionState apply(SessionState state, Receipt r) {
+    public static SessionState apply(SessionState state, Receipt r, CallBook calls) {
         if (!r.kind().sessionScoped()) {
             throw new FoldException(r.kind() + " is not a session receipt");
         }
@@ -43,7 +46,6 @@ public final class SessionFold {
                 state.protocolVersion = body.path("protocolVersion").asText();
                 state.createdAt = r.at();
                 state.capability = Capability.fromJson(body.path("capability"));
-                state.capabilityIds.add(state.capability.id());
                 state.policy = textOrNull(body, "policy");
                 state.edge = Edge.fromJson(body.get("edge"));
                 state.lastActivityAt = r.at();
@@ -56,7 +58,6 @@ public final class SessionFold {
                 state.edge = Edge.fromJson(body.get("edge"));
                 if (body.has("capability")) {
                     state.capability = Capability.fromJson(body.get("capability"));
-                    state.capabilityIds.add(state.capability.id());
                     state.policy = textOrNull(body, "policy");
                 }
                 state.lastActivityAt = r.at();
@@ -74,38 +75,58 @@ public final class SessionFold {
             case CALL_ADMITTED -> {
                 requireStatus(state, r, SessionStatus.ACTIVE);
                 String request = requireRequest(r);
-                if (state.calls.containsKey(request)) {
+                if (calls.status(request) != null) {
                     throw new FoldException("request " + request + " is admitted after an earlier decision");
                 }
-                state.calls.put(request, new CallRecord(request, r, incarnationOf(state.edge)));
+                calls.decided(request, r, state.incarnation());
                 state.admitted++;
                 state.pending++;
                 state.lastActivityAt = r.at();
             }
             case CALL_REFUSED -> {
                 String request = requireRequest(r);
-                state.calls.putIfAbsent(request, new CallRecord(request, r, incarnationOf(state.edge)));
+                if (calls.status(request) == null) {
+                    calls.decided(request, r, state.incarnation());
+                }
                 state.refused++;
                 state.lastActivityAt = r.at();
             }
-            case CALL_OUTCOME -> applyOutcome(state, r);
+            case CALL_OUTCOME -> {
+                String request = requireRequest(r);
+                CallStatus now = admittedStatus(calls, r, request);
+                CallStatus next = CallStatus.ofOutcome(r.bodyText("status"));
+                if (next == null) {
+                    throw new FoldException("request " + request + " has outcome status '" + r.bodyText("status") + "'");
+                }
+                if (now != CallStatus.PENDING) {
+                    throw new FoldException("request " + request + " already has outcome " + now);
+                }
+                calls.settled(request, next, r);
+                state.pending--;
+                if (next == CallStatus.UNKNOWN) {
+                    state.unknown++;
+                } else {
+                    state.completed++;
+                }
+                state.lastActivityAt = r.at();
+            }
             case CALL_RESOLVED -> {
-                CallRecord call = admittedCall(state, r);
-                if (call.outcome() != CallRecord.Outcome.UNKNOWN || call.resolution() != null) {
-                    throw new FoldException("request " + call.requestId() + " is resolved but is not unknown");
+                String request = requireRequest(r);
+                if (admittedStatus(calls, r, request) != CallStatus.UNKNOWN) {
+                    throw new FoldException("request " + request + " is resolved but is not unknown");
                 }
                 String status = r.bodyText("status");
                 if (!RESOLUTIONS.contains(status)) {
-                    throw new FoldException("request " + call.requestId() + " is resolved with status '" + status
+                    throw new FoldException("request " + request + " is resolved with status '" + status
                             + "'; only ok, error and not_run settle a call");
                 }
-                call.recordResolution(status, r);
+                calls.settled(request, CallStatus.RESOLVED, r);
                 state.unknown--;
                 state.completed++;
             }
             case CAPABILITY_REVOKED -> {
                 state.capabilityRevoked = true;
-                state.capabilityRevocation = r;
+                state.capabilityRevocationId = r.id();
             }
             default -> throw new FoldException(r.kind() + " is not a session receipt");
         }
@@ -114,35 +135,12 @@ public final class SessionFold {
         return state;
     }
 
-    private static void applyOutcome(SessionState state, Receipt r) {
-        CallRecord call = admittedCall(state, r);
-        String status = r.bodyText("status");
-        CallRecord.Outcome next = switch (status) {
-            case "ok" -> CallRecord.Outcome.OK;
-            case "error" -> CallRecord.Outcome.ERROR;
-            case "unknown" -> CallRecord.Outcome.UNKNOWN;
-            default -> throw new FoldException("request " + call.requestId() + " has outcome status '" + status + "'");
-        };
-        if (call.outcome() != CallRecord.Outcome.PENDING) {
-            throw new FoldException("request " + call.requestId() + " already has outcome " + call.outcome());
-        }
-        call.recordOutcome(next, r);
-        state.pending--;
-        if (next == CallRecord.Outcome.UNKNOWN) {
-            state.unknown++;
-        } else {
-            state.completed++;
-        }
-        state.lastActivityAt = r.at();
-    }
-
-    private static CallRecord admittedCall(SessionState state, Receipt r) {
-        String request = requireRequest(r);
-        CallRecord call = state.calls.get(request);
-        if (call == null || !call.admitted()) {
+    private static CallStatus admittedStatus(CallBook calls, Receipt r, String request) {
+        CallStatus status = calls.status(request);
+        if (status == null || !status.admitted()) {
             throw new FoldException(r.kind() + " for request " + request + " which was not admitted");
         }
-        return call;
+        return status;
     }
 
     private static void checkChain(SessionState state, Receipt r) {
@@ -169,10 +167,6 @@ public final class SessionFold {
             throw new FoldException(r.kind() + " without a request id");
         }
         return r.request();
-    }
-
-    private static String incarnationOf(Edge edge) {
-        return edge == null ? null : edge.incarnation();
     }
 
     private static String textOrNull(JsonNode body, String field) {

@@ -1,16 +1,13 @@
 package io.mcpledger.domain.session;
 
-import io.mcpledger.domain.receipt.Receipt;
+import java.time.Duration;
 import java.time.Instant;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.Map;
-import java.util.Set;
 
 /**
- * One session as its receipts describe it. A mutable accumulator owned by one reader (the aggregate,
- * a projection, the verifier) and changed only by {@link SessionFold}; it never reads a clock.
+ * One session as its receipts describe it: what the session object S shows and what the next decision needs, and
+ * nothing that grows with the session's history (its calls are in a {@link CallBook}, its capabilities' owners in
+ * the ledger's state). A mutable accumulator owned by one reader (an aggregate, the projections, the verifier) and
+ * changed only by {@link SessionFold}; it never reads a clock. {@link SessionStateJson} stores it.
  */
 public final class SessionState {
     final String id;
@@ -23,12 +20,10 @@ public final class SessionState {
     Instant lastActivityAt;
     long resumes;
     Capability capability;
-    final Set<String> capabilityIds = new LinkedHashSet<>();
     boolean capabilityRevoked;
-    Receipt capabilityRevocation;
+    String capabilityRevocationId;
     String policy;
     Edge edge;
-    final Map<String, CallRecord> calls = new LinkedHashMap<>();
     long admitted;
     long refused;
     long completed;
@@ -41,12 +36,64 @@ public final class SessionState {
         this.id = id;
     }
 
+    /** An independent copy: the projections hand one to each reader that will change it. */
+    public SessionState copy() {
+        SessionState c = new SessionState(id);
+        c.status = status;
+        c.principal = principal;
+        c.tokenRef = tokenRef;
+        c.serverId = serverId;
+        c.protocolVersion = protocolVersion;
+        c.createdAt = createdAt;
+        c.lastActivityAt = lastActivityAt;
+        c.resumes = resumes;
+        c.capability = capability;
+        c.capabilityRevoked = capabilityRevoked;
+        c.capabilityRevocationId = capabilityRevocationId;
+        c.policy = policy;
+        c.edge = edge;
+        c.admitted = admitted;
+        c.refused = refused;
+        c.completed = completed;
+        c.unknown = unknown;
+        c.pending = pending;
+        c.seq = seq;
+        c.head = head;
+        return c;
+    }
+
     public String id() {
         return id;
     }
 
     public SessionStatus status() {
         return status;
+    }
+
+    public boolean active() {
+        return status == SessionStatus.ACTIVE;
+    }
+
+    /**
+     * True when the session is active and idle longer than {@code idleExpiry} at {@code now}: the one rule of idle
+     * expiry, which the aggregate, the reaper and every read apply.
+     */
+    public boolean idlePast(Instant now, Duration idleExpiry) {
+        return status == SessionStatus.ACTIVE && idlePast(lastActivityAt, now, idleExpiry);
+    }
+
+    /** The rule itself, for a reader that keeps only an active session's last activity. */
+    public static boolean idlePast(Instant lastActivityAt, Instant now, Duration idleExpiry) {
+        return now.isAfter(expiresAt(lastActivityAt, idleExpiry));
+    }
+
+    private static Instant expiresAt(Instant lastActivityAt, Duration idleExpiry) {
+        return lastActivityAt.plus(idleExpiry);
+    }
+
+    /** When the session expires if nothing happens on it: its last activity plus the idle expiry. */
+    public Instant expiresAt(Duration idleExpiry) {
+        return expiresAt(lastActivityAt, idleExpiry);
     }
 
     public String principal() {
@@ -82,18 +129,13 @@ public final class SessionState {
         return capability;
     }
 
-    /** True when the session has held this capability id, now or before a resume. */
-    public boolean held(String capabilityId) {
-        return capabilityIds.contains(capabilityId);
-    }
-
     public boolean capabilityRevoked() {
         return capabilityRevoked;
     }
 
-    /** The {@code capability.revoked} receipt, once there is one. */
-    public Receipt capabilityRevocation() {
-        return capabilityRevocation;
+    /** The id of the {@code capability.revoked} receipt, once there is one. */
+    public String capabilityRevocationId() {
+        return capabilityRevocationId;
     }
 
     /** The policy hash the current capability was issued from, or null when none was active. */
@@ -106,12 +148,9 @@ public final class SessionState {
         return edge;
     }
 
-    public CallRecord call(String requestId) {
-        return calls.get(requestId);
-    }
-
-    public Map<String, CallRecord> calls() {
-        return Collections.unmodifiableMap(calls);
+    /** The incarnation of {@link #edge()}, or null. */
+    public String incarnation() {
+        return edge == null ? null : edge.incarnation();
     }
 
     public long admitted() {

@@ -82,7 +82,7 @@ public final class TestLedger {
         private final AtomicLong capabilities = new AtomicLong();
 
         @Override
-        public String receiptId() {
+        public String receiptId(Instant at) {
             return "rcpt-" + receipts.incrementAndGet();
         }
 

@@ -1,0 +1,121 @@
+package io.mcpledger.app.cli;
+
+import io.mcpledger.app.LedgerMain;
+import io.mcpledger.app.statedir.StateDirectory;
+import io.mcpledger.app.statedir.StateException;
+import io.mcpledger.app.storage.H2Database;
+import io.mcpledger.app.storage.LedgerLog;
+import io.mcpledger.app.storage.LedgerSchema;
+import io.mcpledger.app.storage.SqlProjectionStore;
+import io.mcpledger.app.storage.StateInUseException;
+import io.mcpledger.app.storage.StorageException;
+import io.mcpledger.query.DigestView;
+import io.mcpledger.query.LedgerProjector;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ledger-app rebuild} (spec section 13): drops every projection of a stopped ledger and folds the whole log
+ * again with the fold the live ledger and the verifier use, then prints the projection digest. The log is only read:
+ * the receipts and the transparency log stay as they are. Like a start, it trusts the store's bytes and checks each
+ * session's chain; signatures are the verifier's to check.
+ */
+@Command(name = "rebuild", mixinStandardHelpOptions = true,
+        description = "Drops every projection of a stopped ledger and folds the whole log again, then prints the "
+                + "projection digest (which equals the one the ledger reported). Never changes the log.")
+public final class RebuildCommand implements Callable<Integer> {
+    /** The fold writes no expiry anywhere; the projector needs one for the views it never serves here. */
+    private static final Duration UNUSED_IDLE_EXPIRY = Duration.ofMinutes(30);
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--state", paramLabel = "DIR", defaultValue = "${LEDGER_STATE:-./state/ledger}",
+            description = "State directory; default $LEDGER_STATE or ./state/ledger")
+    private Path state;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        try {
+            new StateDirectory(state).load(null);
+            if (!Files.exists(state.resolve(H2Database.FILE_NAME))) {
+                return fail("the ledger at " + state + " has no log yet (" + H2Database.FILE_NAME + " is missing)");
+            }
+            try (H2Database database = H2Database.open(state, 2)) {
+                LedgerSchema.prepare(database.dataSource(), database.forcedWrites());
+                LedgerLog log = new LedgerLog(database.dataSource());
+                SqlProjectionStore store = new SqlProjectionStore(database.dataSource(), database.forcedWrites());
+                store.clear();
+                LedgerProjector projector = LedgerProjector.open(store, log, UNUSED_IDLE_EXPIRY,
+                        LedgerProjector.Caches.DEFAULT);
+                long total = log.size();
+                Progress progress = new Progress(spec.commandLine().getErr(), total);
+                long started = System.nanoTime();
+                long folded = projector.catchUp(progress::folded);
+                double seconds = (System.nanoTime() - started) / 1e9;
+                progress.done();
+                DigestView digest = projector.digest();
+                out.printf("Rebuilt the projections from %d log entries in %.1f s (%,d receipts/s).%n", folded, seconds,
+                        Math.round(folded / Math.max(seconds, 1e-9)));
+                out.println("Projection digest at tree size " + digest.treeSize() + ": " + digest.digest());
+                out.flush();
+                return LedgerMain.EXIT_OK;
+            }
+        } catch (StateInUseException e) {
+            return fail("the ledger still holds the state at " + state + "; stop it (SIGTERM) and rebuild again");
+        } catch (StateException | StorageException e) {
+            return fail(e.getMessage());
+        } catch (RuntimeException e) {
+            return fail("the projections could not be rebuilt (the log is unchanged; rebuild again once the cause is"
+                    + " fixed): " + e.getMessage());
+        }
+    }
+
+    private int fail(String message) {
+        spec.commandLine().getErr().println("ledger-app rebuild: " + message);
+        return LedgerMain.EXIT_USAGE;
+    }
+
+    /** A progress line on a terminal, rewritten at most twice a second; nothing when the output is not one. */
+    private static final class Progress {
+        private final PrintWriter err;
+        private final long total;
+        private final boolean terminal = System.console() != null;
+        private final long started = System.nanoTime();
+        private long shownAt;
+
+        Progress(PrintWriter err, long total) {
+            this.err = err;
+            this.total = total;
+        }
+
+        void folded(long n) {
+            if (!terminal || (n & 1023) != 0) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (now - shownAt < 500_000_000L) {
+                return;
+            }
+            shownAt = now;
+            double seconds = (now - started) / 1e9;
+            err.printf("\rfolded %,d of %,d log entries (%d%%, %,d/s)", n, total, total == 0 ? 100 : n * 100 / total,
+                    Math.round(n / Math.max(seconds, 1e-9)));
+            err.flush();
+        }
+
+        void done() {
+            if (terminal && shownAt != 0) {
+                err.print("\r\033[K");
+                err.flush();
+            }
+        }
+    }
+}

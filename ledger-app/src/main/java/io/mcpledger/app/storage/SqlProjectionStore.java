@@ -1,0 +1,415 @@
+package io.mcpledger.app.storage;
+
+import io.mcpledger.domain.session.CallStatus;
+import io.mcpledger.domain.session.SessionStateJson;
+import io.mcpledger.query.ProjectionStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+
+/**
+ * The projections in the ledger's database, beside the log. Tables, each keyed so that what a flush writes lands near
+ * what the flush before wrote:
+ * <ul>
+ *   <li>{@code projection_meta}: one row, the log position the tables hold every receipt before, and where the active
+ *       policy is;</li>
+ *   <li>{@code session_state}: one row per session, keyed by the position of its {@code session.initialized}, with S
+ *       (as the digest hashes it) and what the fold needs besides; unique by id, indexed by whether it is active;</li>
+ *   <li>{@code call_state}: one row per call, keyed by the position of its decision, with its status and the positions
+ *       of its latest outcome and its resolution; unique by (requestId, session);</li>
+ *   <li>{@code pending_call}: the admitted calls without an outcome, keyed by decision, indexed by session;</li>
+ *   <li>{@code capability_owner} and {@code revoked_principal}.</li>
+ * </ul>
+ * A flush is one transaction, forced like every commit.
+ */
+public final class SqlProjectionStore implements ProjectionStore {
+    private static final int PAGE = 1_000;
+    /** Every table of the projections. */
+    static final List<String> TABLES = List.of("projection_meta", "session_state", "call_state", "pending_call",
+            "capability_owner", "revoked_principal");
+    /** Stored codes of {@link CallStatus}: fixed, whatever the enum's order. */
+    private static final Map<CallStatus, Integer> CODES = Map.of(CallStatus.REFUSED, 0, CallStatus.PENDING, 1,
+            CallStatus.OK, 2, CallStatus.ERROR, 3, CallStatus.UNKNOWN, 4, CallStatus.RESOLVED, 5);
+    private static final CallStatus[] STATUSES = new CallStatus[CODES.size()];
+
+    static {
+        CODES.forEach((status, code) -> STATUSES[code] = status);
+    }
+
+    private static final String SESSION_COLUMNS = "session_key, id, head_position, view, extra";
+    private static final String CALL_COLUMNS = "session_key, request_id, decision, status, outcome, resolution";
+
+    private final DataSource database;
+    private final ForcedWrites forcedWrites;
+
+    public SqlProjectionStore(DataSource database, ForcedWrites forcedWrites) {
+        this.database = database;
+        this.forcedWrites = forcedWrites;
+    }
+
+    /** Creates the projections' tables when missing. */
+    public static void create(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS projection_meta (id INT PRIMARY KEY, position BIGINT NOT NULL,"
+                    + " policy_position BIGINT NOT NULL, policy_activations BIGINT NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS session_state (session_key BIGINT PRIMARY KEY,"
+                    + " id VARCHAR(256) NOT NULL, active BOOLEAN NOT NULL, head_position BIGINT NOT NULL,"
+                    + " view VARBINARY NOT NULL, extra VARBINARY NOT NULL)");
+            s.execute("CREATE UNIQUE INDEX IF NOT EXISTS session_state_id ON session_state (id)");
+            s.execute("CREATE INDEX IF NOT EXISTS session_state_active ON session_state (active)");
+            s.execute("CREATE TABLE IF NOT EXISTS call_state (decision BIGINT PRIMARY KEY,"
+                    + " session_key BIGINT NOT NULL, request_id VARCHAR(256) NOT NULL, status TINYINT NOT NULL,"
+                    + " outcome BIGINT NOT NULL, resolution BIGINT NOT NULL)");
+            s.execute("CREATE UNIQUE INDEX IF NOT EXISTS call_state_request ON call_state (request_id, session_key)");
+            s.execute("CREATE TABLE IF NOT EXISTS pending_call (decision BIGINT PRIMARY KEY,"
+                    + " session_key BIGINT NOT NULL)");
+            s.execute("CREATE INDEX IF NOT EXISTS pending_call_session ON pending_call (session_key)");
+            s.execute("CREATE TABLE IF NOT EXISTS capability_owner (capability_id VARCHAR(256) PRIMARY KEY,"
+                    + " session_id VARCHAR(256) NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS revoked_principal (token_ref VARCHAR(64) PRIMARY KEY,"
+                    + " position BIGINT NOT NULL)");
+        }
+    }
+
+    @Override
+    public Meta meta() {
+        return query("read the projections' position", c -> {
+            try (PreparedStatement s = c.prepareStatement(
+                    "SELECT position, policy_position, policy_activations FROM projection_meta WHERE id = 1");
+                 ResultSet r = s.executeQuery()) {
+                return r.next() ? new Meta(r.getLong(1), r.getLong(2), r.getLong(3)) : Meta.EMPTY;
+            }
+        });
+    }
+
+    @Override
+    public StoredSession session(String id) {
+        return query("read session " + id, c -> {
+            try (PreparedStatement s = c.prepareStatement(
+                    "SELECT " + SESSION_COLUMNS + " FROM session_state WHERE id = ?")) {
+                s.setString(1, id);
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next() ? session(r) : null;
+                }
+            }
+        });
+    }
+
+    @Override
+    public String sessionId(long key) {
+        return query("read session " + key, c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT id FROM session_state WHERE session_key = ?")) {
+                s.setLong(1, key);
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next() ? r.getString(1) : null;
+                }
+            }
+        });
+    }
+
+    @Override
+    public StoredCall call(long sessionKey, String requestId) {
+        return query("read call " + requestId, c -> {
+            try (PreparedStatement s = c.prepareStatement(
+                    "SELECT " + CALL_COLUMNS + " FROM call_state WHERE request_id = ? AND session_key = ?")) {
+                s.setString(1, requestId);
+                s.setLong(2, sessionKey);
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next() ? call(r) : null;
+                }
+            }
+        });
+    }
+
+    @Override
+    public List<StoredCall> pendingCalls(long sessionKey) {
+        return query("read the pending calls of session " + sessionKey, c -> {
+            List<StoredCall> calls = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement("SELECT " + qualified("c", CALL_COLUMNS)
+                    + " FROM pending_call p JOIN call_state c ON c.decision = p.decision"
+                    + " WHERE p.session_key = ? ORDER BY p.decision")) {
+                s.setLong(1, sessionKey);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        calls.add(call(r));
+                    }
+                }
+            }
+            return calls;
+        });
+    }
+
+    @Override
+    public List<Long> sessionsWithRequest(String requestId) {
+        return query("look up request " + requestId, c -> {
+            List<Long> keys = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement(
+                    "SELECT session_key FROM call_state WHERE request_id = ? ORDER BY session_key")) {
+                s.setString(1, requestId);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        keys.add(r.getLong(1));
+                    }
+                }
+            }
+            return keys;
+        });
+    }
+
+    @Override
+    public String capabilityOwner(String capabilityId) {
+        return query("look up capability " + capabilityId, c -> {
+            try (PreparedStatement s = c.prepareStatement(
+                    "SELECT session_id FROM capability_owner WHERE capability_id = ?")) {
+                s.setString(1, capabilityId);
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next() ? r.getString(1) : null;
+                }
+            }
+        });
+    }
+
+    @Override
+    public Map<String, Long> revokedPrincipals() {
+        return query("read the revoked principals", c -> {
+            Map<String, Long> revoked = new HashMap<>();
+            try (PreparedStatement s = c.prepareStatement("SELECT token_ref, position FROM revoked_principal");
+                 ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    revoked.put(r.getString(1), r.getLong(2));
+                }
+            }
+            return revoked;
+        });
+    }
+
+    @Override
+    public List<StoredSession> activeSessions() {
+        return query("read the active sessions", c -> {
+            List<StoredSession> sessions = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement(
+                    "SELECT " + SESSION_COLUMNS + " FROM session_state WHERE active = TRUE");
+                 ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    sessions.add(session(r));
+                }
+            }
+            return sessions;
+        });
+    }
+
+    @Override
+    public List<StoredSession> sessions(String after, int limit) {
+        return query("list sessions", c -> {
+            List<StoredSession> sessions = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement("SELECT " + SESSION_COLUMNS + " FROM session_state"
+                    + (after == null ? "" : " WHERE id > ?") + " ORDER BY id LIMIT ?")) {
+                int i = 1;
+                if (after != null) {
+                    s.setString(i++, after);
+                }
+                s.setInt(i, limit);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        sessions.add(session(r));
+                    }
+                }
+            }
+            return sessions;
+        });
+    }
+
+    /** Pages through the sessions by id, a thousand at a time, so that no result holds them all. */
+    @Override
+    public void forEachSessionView(Consumer<byte[]> consumer) {
+        String after = null;
+        while (true) {
+            String from = after;
+            List<String> ids = new ArrayList<>();
+            List<byte[]> views = query("read sessions", c -> {
+                List<byte[]> page = new ArrayList<>();
+                try (PreparedStatement s = c.prepareStatement("SELECT id, view FROM session_state"
+                        + (from == null ? "" : " WHERE id > ?") + " ORDER BY id LIMIT " + PAGE)) {
+                    if (from != null) {
+                        s.setString(1, from);
+                    }
+                    try (ResultSet r = s.executeQuery()) {
+                        while (r.next()) {
+                            ids.add(r.getString(1));
+                            page.add(r.getBytes(2));
+                        }
+                    }
+                }
+                return page;
+            });
+            views.forEach(consumer);
+            if (views.size() < PAGE) {
+                return;
+            }
+            after = ids.get(ids.size() - 1);
+        }
+    }
+
+    @Override
+    public void write(Flush flush) {
+        try (Connection c = database.getConnection()) {
+            try {
+                writeSessions(c, flush.sessions());
+                writeCalls(c, flush.calls());
+                writePending(c, flush.pendingAdded(), flush.pendingRemoved());
+                writeStrings(c, "MERGE INTO capability_owner (capability_id, session_id) KEY (capability_id)"
+                        + " VALUES (?, ?)", new TreeMap<>(flush.capabilityOwners()));
+                try (PreparedStatement s = c.prepareStatement(
+                        "MERGE INTO revoked_principal (token_ref, position) KEY (token_ref) VALUES (?, ?)")) {
+                    for (Map.Entry<String, Long> e : new TreeMap<>(flush.revokedPrincipals()).entrySet()) {
+                        s.setString(1, e.getKey());
+                        s.setLong(2, e.getValue());
+                        s.addBatch();
+                    }
+                    s.executeBatch();
+                }
+                try (PreparedStatement s = c.prepareStatement("MERGE INTO projection_meta (id, position,"
+                        + " policy_position, policy_activations) KEY (id) VALUES (1, ?, ?, ?)")) {
+                    s.setLong(1, flush.meta().position());
+                    s.setLong(2, flush.meta().policyPosition());
+                    s.setLong(3, flush.meta().policyActivations());
+                    s.executeUpdate();
+                }
+                c.commit();
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+            forcedWrites.force();
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot store the projections at log position " + flush.meta().position()
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void writeSessions(Connection c, List<StoredSession> sessions) throws SQLException {
+        List<StoredSession> sorted = new ArrayList<>(sessions);
+        sorted.sort(Comparator.comparingLong(StoredSession::key));
+        try (PreparedStatement s = c.prepareStatement("MERGE INTO session_state (session_key, id, active,"
+                + " head_position, view, extra) KEY (session_key) VALUES (?, ?, ?, ?, ?, ?)")) {
+            for (StoredSession session : sorted) {
+                s.setLong(1, session.key());
+                s.setString(2, session.state().id());
+                s.setBoolean(3, session.state().active());
+                s.setLong(4, session.headPosition());
+                s.setBytes(5, SessionStateJson.view(session.state()));
+                s.setBytes(6, SessionStateJson.extra(session.state()));
+                s.addBatch();
+            }
+            s.executeBatch();
+        }
+    }
+
+    private static void writeCalls(Connection c, List<StoredCall> calls) throws SQLException {
+        List<StoredCall> sorted = new ArrayList<>(calls);
+        sorted.sort(Comparator.comparingLong(StoredCall::decision));
+        try (PreparedStatement s = c.prepareStatement("MERGE INTO call_state (decision, session_key, request_id,"
+                + " status, outcome, resolution) KEY (decision) VALUES (?, ?, ?, ?, ?, ?)")) {
+            for (StoredCall call : sorted) {
+                s.setLong(1, call.decision());
+                s.setLong(2, call.sessionKey());
+                s.setString(3, call.requestId());
+                s.setInt(4, CODES.get(call.status()));
+                s.setLong(5, call.outcome());
+                s.setLong(6, call.resolution());
+                s.addBatch();
+            }
+            s.executeBatch();
+        }
+    }
+
+    private static void writePending(Connection c, List<StoredCall> added, List<StoredCall> removed)
+            throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("DELETE FROM pending_call WHERE decision = ?")) {
+            for (StoredCall call : removed) {
+                s.setLong(1, call.decision());
+                s.addBatch();
+            }
+            s.executeBatch();
+        }
+        List<StoredCall> sorted = new ArrayList<>(added);
+        sorted.sort(Comparator.comparingLong(StoredCall::decision));
+        try (PreparedStatement s = c.prepareStatement(
+                "MERGE INTO pending_call (decision, session_key) KEY (decision) VALUES (?, ?)")) {
+            for (StoredCall call : sorted) {
+                s.setLong(1, call.decision());
+                s.setLong(2, call.sessionKey());
+                s.addBatch();
+            }
+            s.executeBatch();
+        }
+    }
+
+    private static void writeStrings(Connection c, String sql, Map<String, String> rows) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            for (Map.Entry<String, String> row : rows.entrySet()) {
+                s.setString(1, row.getKey());
+                s.setString(2, row.getValue());
+                s.addBatch();
+            }
+            s.executeBatch();
+        }
+    }
+
+    @Override
+    public void clear() {
+        try (Connection c = database.getConnection(); Statement s = c.createStatement()) {
+            for (String table : TABLES) {
+                s.execute("TRUNCATE TABLE " + table);
+            }
+            c.commit();
+            forcedWrites.force();
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot clear the projections: " + e.getMessage(), e);
+        }
+    }
+
+    private static StoredSession session(ResultSet r) throws SQLException {
+        return new StoredSession(r.getLong(1), SessionStateJson.read(r.getBytes(4), r.getBytes(5)), r.getLong(3));
+    }
+
+    private static StoredCall call(ResultSet r) throws SQLException {
+        return new StoredCall(r.getLong(1), r.getString(2), r.getLong(3), STATUSES[r.getInt(4)], r.getLong(5),
+                r.getLong(6));
+    }
+
+    private static String qualified(String table, String columns) {
+        StringBuilder sb = new StringBuilder();
+        for (String column : columns.split(", ")) {
+            sb.append(sb.isEmpty() ? "" : ", ").append(table).append('.').append(column);
+        }
+        return sb.toString();
+    }
+
+    @FunctionalInterface
+    private interface Query<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    private <T> T query(String what, Query<T> query) {
+        try (Connection c = database.getConnection()) {
+            try {
+                return query.run(c);
+            } finally {
+                c.rollback();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot " + what + ": " + e.getMessage(), e);
+        }
+    }
+}

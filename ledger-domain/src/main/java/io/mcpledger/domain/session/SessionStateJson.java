@@ -1,0 +1,87 @@
+package io.mcpledger.domain.session;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.domain.ledger.SessionView;
+import io.mcpledger.domain.receipt.Canonical;
+import io.mcpledger.domain.receipt.Timestamps;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A session state as the projections store it, in two documents: the view (the session object S without
+ * {@code expiresAt}, in JCS: exactly what the projection digest hashes for the session) and the rest of what the fold
+ * needs ({@code tokenRef}, the policy the capability came from, the edge, the revocation receipt's id).
+ */
+public final class SessionStateJson {
+    private SessionStateJson() {
+    }
+
+    /** The JCS bytes of S without {@code expiresAt}. */
+    public static byte[] view(SessionState s) {
+        return Canonical.jcsBytes(SessionView.toJson(s, null));
+    }
+
+    /** The JCS bytes of what the fold needs beyond the view. */
+    public static byte[] extra(SessionState s) {
+        ObjectNode node = Canonical.JSON.createObjectNode();
+        node.put("tokenRef", s.tokenRef);
+        if (s.policy != null) {
+            node.put("policy", s.policy);
+        }
+        if (s.edge != null) {
+            node.set("edge", s.edge.toJson());
+        }
+        if (s.capabilityRevocationId != null) {
+            node.put("capabilityRevocation", s.capabilityRevocationId);
+        }
+        return Canonical.jcsBytes(node);
+    }
+
+    /** Reads back what {@link #view} and {@link #extra} wrote. */
+    public static SessionState read(byte[] view, byte[] extra) {
+        JsonNode v = tree(view);
+        JsonNode x = tree(extra);
+        SessionState s = new SessionState(v.path("id").asText());
+        s.status = status(v.path("state").asText());
+        s.principal = v.path("principal").asText();
+        s.serverId = v.path("serverId").asText();
+        s.protocolVersion = v.path("protocolVersion").asText();
+        s.createdAt = Timestamps.parse(v.path("createdAt").asText());
+        s.lastActivityAt = Timestamps.parse(v.path("lastActivityAt").asText());
+        s.resumes = v.path("resumes").asLong();
+        JsonNode capability = v.path("capability");
+        s.capability = Capability.fromJson(capability);
+        s.capabilityRevoked = capability.path("revoked").asBoolean();
+        JsonNode calls = v.path("calls");
+        s.admitted = calls.path("admitted").asLong();
+        s.refused = calls.path("refused").asLong();
+        s.completed = calls.path("completed").asLong();
+        s.unknown = calls.path("unknown").asLong();
+        s.pending = calls.path("pending").asLong();
+        s.seq = v.path("seq").asLong();
+        s.head = v.path("head").asText();
+        s.tokenRef = x.path("tokenRef").asText();
+        s.policy = x.hasNonNull("policy") ? x.get("policy").asText() : null;
+        s.edge = Edge.fromJson(x.get("edge"));
+        s.capabilityRevocationId = x.hasNonNull("capabilityRevocation") ? x.get("capabilityRevocation").asText() : null;
+        return s;
+    }
+
+    private static SessionStatus status(String wire) {
+        for (SessionStatus status : SessionStatus.values()) {
+            if (status.wire().equals(wire)) {
+                return status;
+            }
+        }
+        throw new IllegalArgumentException("a stored session has state '" + wire + "'");
+    }
+
+    private static JsonNode tree(byte[] json) {
+        try {
+            return Canonical.parse(new String(json, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("a stored session state is not JSON: " + e.getMessage(), e);
+        }
+    }
+}

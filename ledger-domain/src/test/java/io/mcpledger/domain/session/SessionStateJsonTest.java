@@ -1,0 +1,86 @@
+package io.mcpledger.domain.session;
+
+import static io.mcpledger.domain.session.SessionScript.ARGS;
+import static io.mcpledger.domain.session.SessionScript.EDGE_2;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mcpledger.domain.ledger.SessionView;
+import io.mcpledger.domain.receipt.Receipt;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** What the projections store of a session is all the fold needs to go on from where it stopped. */
+class SessionStateJsonTest {
+    private static final Duration IDLE = Duration.ofMinutes(30);
+
+    private static SessionState stored(SessionState state) {
+        return SessionStateJson.read(SessionStateJson.view(state), SessionStateJson.extra(state));
+    }
+
+    @Test
+    void aStoredStateReadsBackAsTheSameSession() {
+        List<Receipt> receipts = SessionScript.initialized().call("req-1", "quote", ARGS, 1).outcome("req-1", "ok", 2)
+                .call("req-2", "quote", ARGS, 3).resume(EDGE_2, 4).receipts();
+        SessionState state = null;
+        CallRecords calls = new CallRecords();
+        for (Receipt r : receipts) {
+            state = SessionFold.apply(state, r, calls);
+        }
+
+        SessionState read = stored(state);
+
+        assertThat(SessionView.toJson(read, IDLE)).isEqualTo(SessionView.toJson(state, IDLE));
+        assertThat(read.tokenRef()).isEqualTo(state.tokenRef());
+        assertThat(read.policy()).isEqualTo(state.policy());
+        assertThat(read.edge()).isEqualTo(EDGE_2);
+        assertThat(read.incarnation()).isEqualTo("2");
+    }
+
+    @Test
+    void theFoldGoesOnFromAStoredStateAsFromTheOriginal() {
+        List<Receipt> receipts = SessionScript.initialized().call("req-1", "quote", ARGS, 1)
+                .call("req-2", "quote", ARGS, 2).outcome("req-1", "error", 3).receipts();
+        SessionState original = null;
+        CallRecords calls = new CallRecords();
+        for (Receipt r : receipts.subList(0, 2)) {
+            original = SessionFold.apply(original, r, calls);
+        }
+        SessionState resumed = stored(original);
+        // The calls live apart from the state (in the store's call book); give the resumed fold its own copy of them.
+        CallRecords resumedCalls = new CallRecords();
+        SessionState callsOnly = null;
+        for (Receipt r : receipts.subList(0, 2)) {
+            callsOnly = SessionFold.apply(callsOnly, r, resumedCalls);
+        }
+
+        for (Receipt r : receipts.subList(2, receipts.size())) {
+            original = SessionFold.apply(original, r, calls);
+            resumed = SessionFold.apply(resumed, r, resumedCalls);
+        }
+
+        assertThat(SessionView.toJson(resumed, null)).isEqualTo(SessionView.toJson(original, null));
+        assertThat(resumed.head()).isEqualTo(receipts.get(receipts.size() - 1).hash());
+    }
+
+    @Test
+    void aRevokedCapabilityKeepsItsRevocationReceiptsId() {
+        SessionState state = null;
+        CallRecords calls = new CallRecords();
+        TestLedger.SettableAuthority authority = new TestLedger.SettableAuthority();
+        authority.policy = TestLedger.QUOTE_AND_DISCOUNT;
+        org.axonframework.test.aggregate.FixtureConfiguration<SessionAggregate> fixture =
+                new org.axonframework.test.aggregate.AggregateTestFixture<>(SessionAggregate.class);
+        fixture.registerInjectableResource(TestLedger.context(authority));
+        fixture.givenCommands(TestLedger.initialize(),
+                new RevokeCapability(TestLedger.SESSION, null, TestLedger.at(Duration.ofMinutes(1))));
+        for (var event : fixture.getEventStore().readEvents(TestLedger.SESSION).asStream().toList()) {
+            state = SessionFold.apply(state, ((SessionEvent) event.getPayload()).receipt(), calls);
+        }
+
+        SessionState read = stored(state);
+
+        assertThat(read.capabilityRevoked()).isTrue();
+        assertThat(read.capabilityRevocationId()).isEqualTo(state.capabilityRevocationId()).isNotNull();
+    }
+}

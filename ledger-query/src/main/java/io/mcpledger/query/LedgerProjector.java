@@ -1,0 +1,670 @@
+package io.mcpledger.query;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.domain.LedgerEvent;
+import io.mcpledger.domain.ledger.LedgerFold;
+import io.mcpledger.domain.ledger.LedgerState;
+import io.mcpledger.domain.ledger.ProjectionDigest;
+import io.mcpledger.domain.ledger.SessionView;
+import io.mcpledger.domain.policy.PolicyActivated;
+import io.mcpledger.domain.policy.PolicyDocument;
+import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.domain.receipt.ReceiptKind;
+import io.mcpledger.domain.session.Authority;
+import io.mcpledger.domain.session.CallBook;
+import io.mcpledger.domain.session.CallRecord;
+import io.mcpledger.domain.session.CallStatus;
+import io.mcpledger.domain.session.SessionHistory;
+import io.mcpledger.domain.session.SessionState;
+import io.mcpledger.query.ProjectionStore.Flush;
+import io.mcpledger.query.ProjectionStore.Meta;
+import io.mcpledger.query.ProjectionStore.StoredCall;
+import io.mcpledger.query.ProjectionStore.StoredSession;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongConsumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ledger's projections, all folded from receipts with {@link LedgerFold}: sessions, their calls, capability
+ * owners, revoked principals and the active policy. It is the {@link Authority} admissions read and the
+ * {@link SessionHistory} session aggregates are loaded from.
+ *
+ * <p><b>Memory.</b> The heap holds the authority (the active policy and every revoked principal), the ids and last
+ * activity of the active sessions, what changed since the last flush, and bounded caches; everything else is in the
+ * {@link ProjectionStore}. A flush writes the changes and the log position they reach in one transaction, so the
+ * stored projections are always those of a prefix of the log: a start folds only the entries after it.
+ *
+ * <p><b>Order.</b> Committed batches are folded in log order, each with the positions the append gave it, before
+ * their commands are answered ({@link #foldCommitted}); so whatever an answered command appended is visible to every
+ * later read and decision. A receipt the fold refuses stops the projections for good ({@link #problem}): they are no
+ * longer those of the log, so nothing more is folded or stored, and the ledger appends nothing until a restart folds
+ * the log again from the last flush.
+ */
+public final class LedgerProjector implements Authority, SessionHistory {
+    private static final Logger LOG = LoggerFactory.getLogger(LedgerProjector.class);
+    /** How many folded receipts a catch-up or rebuild holds in memory before it flushes. */
+    static final int CATCH_UP_FLUSH = 20_000;
+
+    /** A pending call added to or removed from the store's pending list. */
+    private record PendingChange(StoredCall call, boolean pending) {
+    }
+
+    /** Cache sizes, in entries. */
+    public record Caches(long sessions, long calls) {
+        public static final Caches DEFAULT = new Caches(20_000, 50_000);
+    }
+
+    private final ProjectionStore store;
+    private final LogReader log;
+    private final Duration idleExpiry;
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final ReentrantLock flushLock = new ReentrantLock();
+
+    private final Overlay<String, StoredSession> sessions;
+    private final Overlay<CallKey, StoredCall> calls;
+    private final Overlay<Long, PendingChange> pending = new Overlay<>(0);
+    private final Overlay<String, String> owners = new Overlay<>(0);
+    private final Overlay<String, Long> revocations = new Overlay<>(0);
+
+    /** Every revoked principal with the position of its revocation: authority, so all of it is in memory. */
+    private final Map<String, Long> revoked = new ConcurrentHashMap<>();
+    /** The active sessions and their last activity: bounded by the session cap. */
+    private final NavigableMap<String, Instant> active = new ConcurrentSkipListMap<>();
+    private volatile PolicyDocument policy;
+    private long policyPosition = -1;
+    private long policyActivations;
+    /** The next position to fold: how many receipts the projections hold. */
+    private volatile long position;
+    private long flushedPosition = -1;
+    private String flushedPolicy;
+    private volatile String problem;
+
+    private final ProjectedLedger ledger = new ProjectedLedger();
+    /** The position of the receipt being folded, and the policy it activates; only under the write lock. */
+    private long folding;
+    private PolicyDocument foldingPolicy;
+
+    private record CallKey(long session, String requestId) {
+    }
+
+    private LedgerProjector(ProjectionStore store, LogReader log, Duration idleExpiry, Caches caches) {
+        this.store = store;
+        this.log = log;
+        this.idleExpiry = idleExpiry;
+        this.sessions = new Overlay<>(caches.sessions());
+        this.calls = new Overlay<>(caches.calls());
+    }
+
+    /**
+     * Opens the projections the store holds (empty on a new store) and the authority they reached; folds nothing: call
+     * {@link #catchUp} for the log's entries after them.
+     */
+    public static LedgerProjector open(ProjectionStore store, LogReader log, Duration idleExpiry, Caches caches) {
+        LedgerProjector projector = new LedgerProjector(store, log, idleExpiry, caches);
+        projector.load();
+        return projector;
+    }
+
+    private void load() {
+        Meta meta = store.meta();
+        position = meta.position();
+        flushedPosition = meta.position();
+        policyPosition = meta.policyPosition();
+        policyActivations = meta.policyActivations();
+        policy = policyPosition < 0 ? null : log.entry(policyPosition).policy();
+        flushedPolicy = policy == null ? null : policy.hash();
+        revoked.putAll(store.revokedPrincipals());
+        for (StoredSession s : store.activeSessions()) {
+            active.put(s.state().id(), s.state().lastActivityAt());
+            sessions.cache(s.state().id(), s);
+        }
+    }
+
+    // ---------------------------------------------------------------- folding
+
+    /**
+     * Folds every committed entry after the projections' position, flushing as it goes, and tells {@code progress}
+     * how many it folded so far. Returns how many it folded.
+     */
+    public long catchUp(LongConsumer progress) {
+        long end = log.size();
+        long start = position;
+        long[] folded = {0};
+        log.scan(start, end, entry -> {
+            write(() -> {
+                if (entry.position() != position) {
+                    throw new IllegalStateException("the log gave entry " + entry.position() + " where the projections"
+                            + " expected entry " + position);
+                }
+                fold(entry.receipt(), entry.policy());
+                return null;
+            });
+            folded[0]++;
+            if (folded[0] % CATCH_UP_FLUSH == 0) {
+                flush();
+            }
+            progress.accept(folded[0]);
+        });
+        flush();
+        return folded[0];
+    }
+
+    /**
+     * Folds a batch that has just been committed at positions {@code first}, {@code first + 1}...: the append's
+     * positions, which must continue the projections' own.
+     */
+    public void foldCommitted(long first, List<? extends LedgerEvent> events) {
+        write(() -> {
+            requireHealthy();
+            if (first != position) {
+                throw broken("a batch was appended at position " + first + " but the projections hold " + position
+                        + " entries");
+            }
+            for (LedgerEvent event : events) {
+                fold(event.receipt(), event instanceof PolicyActivated p ? p.document() : null);
+            }
+            return null;
+        });
+    }
+
+    /** Folds one receipt at {@link #position}; under the write lock. */
+    private void fold(Receipt receipt, PolicyDocument activated) {
+        folding = position;
+        foldingPolicy = activated;
+        try {
+            LedgerFold.apply(ledger, receipt);
+        } catch (RuntimeException e) {
+            throw broken("receipt " + receipt.id() + " at log position " + position + " cannot be folded: "
+                    + e.getMessage());
+        }
+        position++;
+    }
+
+    private IllegalStateException broken(String why) {
+        if (problem == null) {
+            problem = why;
+            LOG.error("The projections stopped: {}. Nothing more is appended; restart the ledger to fold the log"
+                    + " again from the last flush.", why);
+        }
+        return new IllegalStateException(why);
+    }
+
+    private void requireHealthy() {
+        if (problem != null) {
+            throw new IllegalStateException("the projections stopped: " + problem);
+        }
+    }
+
+    /** Why the projections no longer match the log, or empty while they do. */
+    public Optional<String> problem() {
+        return Optional.ofNullable(problem);
+    }
+
+    // ---------------------------------------------------------------- flushing
+
+    /**
+     * Writes what changed since the last flush, with the position it reaches, in one transaction; nothing when
+     * nothing changed. Never after a fold failed: what is in memory may then not be a prefix of the log.
+     */
+    public void flush() {
+        flushLock.lock();
+        try {
+            flushHeld();
+        } finally {
+            flushLock.unlock();
+        }
+    }
+
+    private void flushHeld() {
+        String[] policyHash = new String[1];
+        Flush flush = write(() -> {
+            if (problem != null || (position == flushedPosition && sessions.unflushed() == 0
+                    && calls.unflushed() == 0 && pending.unflushed() == 0)) {
+                return null;
+            }
+            List<StoredCall> added = new ArrayList<>();
+            List<StoredCall> removed = new ArrayList<>();
+            for (PendingChange change : pending.startFlush()) {
+                (change.pending() ? added : removed).add(change.call());
+            }
+            Map<String, String> newOwners = new HashMap<>();
+            List<String> ownerKeys = new ArrayList<>();
+            owners.forEachUnflushed((capability, session) -> {
+                newOwners.put(capability, session);
+                ownerKeys.add(capability);
+            });
+            owners.startFlush();
+            Map<String, Long> newRevocations = new HashMap<>();
+            revocations.forEachUnflushed(newRevocations::put);
+            revocations.startFlush();
+            policyHash[0] = policy == null ? null : policy.hash();
+            return new Flush(new Meta(position, policyPosition, policyActivations), sessions.startFlush(),
+                    calls.startFlush(), added, removed, newOwners, newRevocations);
+        });
+        if (flush == null) {
+            return;
+        }
+        store.write(flush);
+        write(() -> {
+            sessions.flushed();
+            calls.flushed();
+            pending.flushed();
+            owners.flushed();
+            revocations.flushed();
+            flushedPosition = flush.meta().position();
+            flushedPolicy = policyHash[0];
+            return null;
+        });
+    }
+
+    /** How many changes wait for a flush; the flusher flushes early when this grows. */
+    public int unflushed() {
+        return read(() -> sessions.unflushed() + calls.unflushed() + pending.unflushed());
+    }
+
+    // ---------------------------------------------------------------- the ledger state the fold changes
+
+    /** The projections as {@link LedgerFold} sees them; every method runs under the write lock, inside a fold. */
+    private final class ProjectedLedger implements LedgerState {
+        @Override
+        public SessionState session(String id) {
+            StoredSession changed = sessions.dirty(id);
+            if (changed != null) {
+                return changed.state();
+            }
+            StoredSession known = storedSession(id);
+            if (known == null) {
+                return null;
+            }
+            // Flushing and cached values are never changed in place: change a copy.
+            StoredSession copy = new StoredSession(known.key(), known.state().copy(), known.headPosition());
+            sessions.put(id, copy);
+            return copy.state();
+        }
+
+        @Override
+        public CallBook calls(String sessionId) {
+            StoredSession s = sessions.dirty(sessionId);
+            return new ProjectedCalls(s == null ? folding : s.key());
+        }
+
+        @Override
+        public void sessionFolded(SessionState after, boolean wasActive, Receipt r) {
+            StoredSession before = sessions.dirty(after.id());
+            long key = before == null ? folding : before.key();
+            sessions.put(after.id(), new StoredSession(key, after, folding));
+            if (after.active()) {
+                active.put(after.id(), after.lastActivityAt());
+            } else {
+                active.remove(after.id());
+            }
+        }
+
+        @Override
+        public void capabilityIssued(String capabilityId, String sessionId) {
+            owners.put(capabilityId, sessionId);
+        }
+
+        @Override
+        public boolean principalRevoked(String tokenRef, Receipt r) {
+            if (revoked.putIfAbsent(tokenRef, folding) != null) {
+                return false;
+            }
+            revocations.put(tokenRef, folding);
+            return true;
+        }
+
+        @Override
+        public void policyActivated(String hash, Receipt r) {
+            if (foldingPolicy == null || !foldingPolicy.hash().equals(hash)) {
+                throw new IllegalStateException("policy.activated " + r.id() + " names policy " + hash + " but the log "
+                        + (foldingPolicy == null ? "holds no document for it" : "holds " + foldingPolicy.hash()));
+            }
+            policy = foldingPolicy;
+            policyPosition = folding;
+            policyActivations++;
+        }
+    }
+
+    /** One session's calls in the projections: a status and log positions per call, stored as they change. */
+    private final class ProjectedCalls implements CallBook {
+        private final long session;
+
+        ProjectedCalls(long session) {
+            this.session = session;
+        }
+
+        @Override
+        public CallStatus status(String requestId) {
+            StoredCall call = storedCall(session, requestId);
+            return call == null ? null : call.status();
+        }
+
+        @Override
+        public void decided(String requestId, Receipt decision, String incarnation) {
+            boolean admitted = decision.kind() == ReceiptKind.CALL_ADMITTED;
+            StoredCall call = new StoredCall(session, requestId, folding,
+                    admitted ? CallStatus.PENDING : CallStatus.REFUSED, -1, -1);
+            calls.put(new CallKey(session, requestId), call);
+            if (admitted) {
+                pending.put(folding, new PendingChange(call, true));
+            }
+        }
+
+        @Override
+        public void settled(String requestId, CallStatus status, Receipt receipt) {
+            StoredCall before = storedCall(session, requestId);
+            StoredCall after = status == CallStatus.RESOLVED
+                    ? new StoredCall(session, requestId, before.decision(), status, before.outcome(), folding)
+                    : new StoredCall(session, requestId, before.decision(), status, folding, before.resolution());
+            calls.put(new CallKey(session, requestId), after);
+            if (before.status() == CallStatus.PENDING) {
+                pending.put(before.decision(), new PendingChange(after, false));
+            }
+        }
+    }
+
+    /** A session from memory or the store; under the write lock, what the store gives is cached. */
+    private StoredSession storedSession(String id) {
+        StoredSession s = sessions.get(id);
+        if (s == null) {
+            s = store.session(id);
+            if (s != null) {
+                sessions.cache(id, s);
+            }
+        }
+        return s;
+    }
+
+    private StoredCall storedCall(long session, String requestId) {
+        CallKey key = new CallKey(session, requestId);
+        StoredCall call = calls.get(key);
+        if (call == null) {
+            call = store.call(session, requestId);
+            if (call != null) {
+                calls.cache(key, call);
+            }
+        }
+        return call;
+    }
+
+    // ---------------------------------------------------------------- authority and history
+
+    @Override
+    public Optional<PolicyDocument> activePolicy() {
+        return Optional.ofNullable(policy);
+    }
+
+    @Override
+    public boolean isPrincipalRevoked(String tokenRef) {
+        return revoked.containsKey(tokenRef);
+    }
+
+    /** The revocation receipt of a revoked principal, or null. */
+    public Receipt principalRevocation(String tokenRef) {
+        Long at = revoked.get(tokenRef);
+        return at == null ? null : log.entry(at).receipt();
+    }
+
+    /** The position of a revoked principal's revocation, or -1. */
+    public long principalRevocationPosition(String tokenRef) {
+        Long at = revoked.get(tokenRef);
+        return at == null ? -1 : at;
+    }
+
+    /** How many {@code policy.activated} receipts the log holds. */
+    public long policyActivations() {
+        return read(() -> policyActivations);
+    }
+
+    @Override
+    public CallRecord call(String sessionId, String requestId) {
+        StoredSession s = session(sessionId, false);
+        if (s == null) {
+            return null;
+        }
+        CallKey key = new CallKey(s.key(), requestId);
+        long before = position;
+        StoredCall call = read(() -> calls.get(key));
+        if (call == null) {
+            call = store.call(s.key(), requestId);
+            if (call != null) {
+                cacheIfNothingFolded(key, call, before);
+            }
+        }
+        return call == null ? null : records(List.of(call)).get(0);
+    }
+
+    /**
+     * Keeps what a reader found in the store, for the fold that usually follows (an outcome after its call was read),
+     * but only when nothing was folded since before the store was read: else the value might already be an old one.
+     */
+    private void cacheIfNothingFolded(CallKey key, StoredCall call, long foldedBefore) {
+        write(() -> {
+            if (position == foldedBefore) {
+                calls.cache(key, call);
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public List<CallRecord> pendingCalls(String sessionId) {
+        StoredSession s = session(sessionId, false);
+        if (s == null) {
+            return List.of();
+        }
+        // The changes in memory first, then the store: a flush between the two is then seen in one or the other.
+        List<PendingChange> changes = new ArrayList<>();
+        read(() -> {
+            pending.forEachUnflushed((decision, change) -> {
+                if (change.call().sessionKey() == s.key()) {
+                    changes.add(change);
+                }
+            });
+            return null;
+        });
+        TreeMap<Long, StoredCall> pendingCalls = new TreeMap<>();
+        for (StoredCall call : store.pendingCalls(s.key())) {
+            pendingCalls.put(call.decision(), call);
+        }
+        for (PendingChange change : changes) {
+            if (change.pending()) {
+                pendingCalls.put(change.call().decision(), change.call());
+            } else {
+                pendingCalls.remove(change.call().decision());
+            }
+        }
+        return records(new ArrayList<>(pendingCalls.values()));
+    }
+
+    /** Call records with their receipts, read from the log in one go. */
+    private List<CallRecord> records(List<StoredCall> stored) {
+        List<Long> positions = new ArrayList<>();
+        for (StoredCall call : stored) {
+            positions.add(call.decision());
+            if (call.outcome() >= 0) {
+                positions.add(call.outcome());
+            }
+            if (call.resolution() >= 0) {
+                positions.add(call.resolution());
+            }
+        }
+        Map<Long, LogReader.Entry> entries = log.entries(positions);
+        List<CallRecord> records = new ArrayList<>(stored.size());
+        for (StoredCall call : stored) {
+            records.add(CallRecord.restored(call.requestId(), entries.get(call.decision()).receipt(), call.status(),
+                    call.outcome() < 0 ? null : entries.get(call.outcome()).receipt(),
+                    call.resolution() < 0 ? null : entries.get(call.resolution()).receipt()));
+        }
+        return records;
+    }
+
+    @Override
+    public Receipt receipt(String receiptId) {
+        return log.receipt(receiptId);
+    }
+
+    @Override
+    public String capabilityOwner(String capabilityId) {
+        String owner = read(() -> owners.get(capabilityId));
+        return owner != null ? owner : store.capabilityOwner(capabilityId);
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    /**
+     * A session with its key and head position, from memory or the store; {@code copy} gives a state the caller may
+     * change (the snapshot a session aggregate is loaded from).
+     */
+    public StoredSession session(String id, boolean copy) {
+        StoredSession s = read(() -> {
+            StoredSession known = sessions.get(id);
+            return known == null || !copy ? known
+                    : new StoredSession(known.key(), known.state().copy(), known.headPosition());
+        });
+        return s != null ? s : store.session(id);
+    }
+
+    /** The session object S, or empty when the id was never issued. */
+    public Optional<ObjectNode> sessionView(String id) {
+        StoredSession s = session(id, true);
+        return s == null ? Optional.empty() : Optional.of(SessionView.toJson(s.state(), idleExpiry));
+    }
+
+    /** Sessions in id order after {@code after} (exclusive), active ones only when {@code activeOnly}. */
+    public SessionPage sessions(boolean activeOnly, String after, int limit) {
+        List<SessionState> states = new ArrayList<>();
+        if (activeOnly) {
+            for (String id : after == null ? active.keySet() : active.tailMap(after, false).keySet()) {
+                if (states.size() > limit) {
+                    break;
+                }
+                StoredSession s = session(id, true);
+                if (s != null && s.state().active()) {
+                    states.add(s.state());
+                }
+            }
+        } else {
+            flush();
+            store.sessions(after, limit + 1).forEach(s -> states.add(s.state()));
+        }
+        List<ObjectNode> page = new ArrayList<>();
+        String next = null;
+        for (SessionState s : states) {
+            if (page.size() == limit) {
+                next = page.get(page.size() - 1).path("id").asText();
+                break;
+            }
+            page.add(SessionView.toJson(s, idleExpiry));
+        }
+        return new SessionPage(page, next);
+    }
+
+    public long activeSessions() {
+        return active.size();
+    }
+
+    /** Active sessions idle longer than the expiry at {@code now}: the reaper's work list. */
+    public List<String> idleSessions(Instant now) {
+        List<String> idle = new ArrayList<>();
+        active.forEach((id, last) -> {
+            if (SessionState.idlePast(last, now, idleExpiry)) {
+                idle.add(id);
+            }
+        });
+        return idle;
+    }
+
+    /** True when the session is active and idle longer than the expiry at {@code now}. */
+    public boolean isIdle(String id, Instant now) {
+        Instant last = active.get(id);
+        return last != null && SessionState.idlePast(last, now, idleExpiry);
+    }
+
+    /** The sessions in which {@code requestId} has a decision, in id order. */
+    public List<String> sessionsWithRequest(String requestId) {
+        flush();
+        List<String> ids = new ArrayList<>();
+        for (long key : store.sessionsWithRequest(requestId)) {
+            String id = store.sessionId(key);
+            if (id != null) {
+                ids.add(id);
+            }
+        }
+        ids.sort(Comparator.naturalOrder());
+        return ids;
+    }
+
+    /** The position of a session's latest receipt, or -1 for an id never issued. */
+    public long headPosition(String sessionId) {
+        StoredSession s = session(sessionId, false);
+        return s == null ? -1 : s.headPosition();
+    }
+
+    /** The position of the latest {@code policy.activated}, or -1. */
+    public long policyPosition() {
+        return read(() -> policyPosition);
+    }
+
+    /** How many receipts the projections hold: the position of the next one. */
+    public long position() {
+        return position;
+    }
+
+    /**
+     * The projection digest at the position of a flush made for it: the stored sessions are streamed in id order
+     * while no other flush runs, so the digest is that of one prefix of the log, never of a mixture.
+     */
+    public DigestView digest() {
+        flushLock.lock();
+        try {
+            flushHeld();
+            long at = read(() -> flushedPosition);
+            String policyHash = read(() -> flushedPolicy);
+            ProjectionDigest.Stream digest = new ProjectionDigest.Stream(policyHash);
+            revoked.entrySet().stream()
+                    .filter(e -> e.getValue() < at)
+                    .map(Map.Entry::getKey)
+                    .sorted()
+                    .forEach(digest::revokedPrincipal);
+            store.forEachSessionView(digest::sessionView);
+            return new DigestView(at, digest.finish());
+        } finally {
+            flushLock.unlock();
+        }
+    }
+
+    private <T> T read(Supplier<T> query) {
+        lock.readLock().lock();
+        try {
+            return query.get();
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    private <T> T write(Supplier<T> change) {
+        lock.writeLock().lock();
+        try {
+            return change.get();
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+}

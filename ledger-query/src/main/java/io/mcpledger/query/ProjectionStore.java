@@ -1,0 +1,75 @@
+package io.mcpledger.query;
+
+import io.mcpledger.domain.session.CallStatus;
+import io.mcpledger.domain.session.SessionState;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Where the projections live between starts: their state with the log position it has folded, written in one
+ * transaction per flush, so that after any crash the stored projections are those of a prefix of the log and a start
+ * folds only what lies after it. The ledger keeps them in its database; tests keep them in memory.
+ */
+public interface ProjectionStore {
+    /** How far the stored projections have folded, and where the active policy is in the log. */
+    record Meta(long position, long policyPosition, long policyActivations) {
+        public static final Meta EMPTY = new Meta(0, -1, 0);
+    }
+
+    /**
+     * A session: its key (the log position of its {@code session.initialized}), its state, and the position of its
+     * latest receipt.
+     */
+    record StoredSession(long key, SessionState state, long headPosition) {
+    }
+
+    /**
+     * A call of a session: the positions of its decision, of its latest outcome and of its resolution (-1 when
+     * there is none), and its status.
+     */
+    record StoredCall(long sessionKey, String requestId, long decision, CallStatus status, long outcome,
+                      long resolution) {
+    }
+
+    /** Everything that changed since the last flush, to be written in one transaction. */
+    record Flush(Meta meta, List<StoredSession> sessions, List<StoredCall> calls, List<StoredCall> pendingAdded,
+                 List<StoredCall> pendingRemoved, Map<String, String> capabilityOwners,
+                 Map<String, Long> revokedPrincipals) {
+    }
+
+    Meta meta();
+
+    StoredSession session(String id);
+
+    /** The id of the session with this key, or null. */
+    String sessionId(long key);
+
+    StoredCall call(long sessionKey, String requestId);
+
+    /** The session's calls that were pending at the last flush, in decision order. */
+    List<StoredCall> pendingCalls(long sessionKey);
+
+    /** The keys of the sessions with a call of this requestId. */
+    List<Long> sessionsWithRequest(String requestId);
+
+    String capabilityOwner(String capabilityId);
+
+    /** Every revoked principal's tokenRef with the position of its revocation. */
+    Map<String, Long> revokedPrincipals();
+
+    /** Every active session. */
+    List<StoredSession> activeSessions();
+
+    /** Up to {@code limit} sessions with ids after {@code after} (null: from the first), in id order. */
+    List<StoredSession> sessions(String after, int limit);
+
+    /** Every session's {@code SessionStateJson.view} in id order, without holding them all. */
+    void forEachSessionView(Consumer<byte[]> consumer);
+
+    /** Writes a flush atomically. */
+    void write(Flush flush);
+
+    /** Removes every projection: the store is as new. */
+    void clear();
+}

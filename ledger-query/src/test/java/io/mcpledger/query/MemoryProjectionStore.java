@@ -1,0 +1,146 @@
+package io.mcpledger.query;
+
+import io.mcpledger.domain.session.SessionStateJson;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * The projections' store in memory, for tests: it keeps what the flushes wrote, and a new projector opened on it is
+ * what a restart opens. Sessions are kept as their stored bytes, so a restart reads copies, as from a database.
+ */
+final class MemoryProjectionStore implements ProjectionStore {
+    private record Row(long key, String id, long head, byte[] view, byte[] extra) {
+    }
+
+    private Meta meta = Meta.EMPTY;
+    private final NavigableMap<String, Row> sessions = new TreeMap<>();
+    private final Map<Long, String> ids = new HashMap<>();
+    private final Map<Long, StoredCall> calls = new TreeMap<>();
+    private final NavigableMap<Long, StoredCall> pending = new TreeMap<>();
+    private final Map<String, String> owners = new HashMap<>();
+    private final Map<String, Long> revoked = new HashMap<>();
+    int flushes;
+
+    @Override
+    public synchronized Meta meta() {
+        return meta;
+    }
+
+    @Override
+    public synchronized StoredSession session(String id) {
+        Row row = sessions.get(id);
+        return row == null ? null : stored(row);
+    }
+
+    private static StoredSession stored(Row row) {
+        return new StoredSession(row.key(), SessionStateJson.read(row.view(), row.extra()), row.head());
+    }
+
+    @Override
+    public synchronized String sessionId(long key) {
+        return ids.get(key);
+    }
+
+    @Override
+    public synchronized StoredCall call(long sessionKey, String requestId) {
+        return calls.values().stream()
+                .filter(c -> c.sessionKey() == sessionKey && c.requestId().equals(requestId))
+                .findFirst().orElse(null);
+    }
+
+    @Override
+    public synchronized List<StoredCall> pendingCalls(long sessionKey) {
+        return pending.values().stream().filter(c -> c.sessionKey() == sessionKey).map(c -> calls.get(c.decision()))
+                .toList();
+    }
+
+    @Override
+    public synchronized List<Long> sessionsWithRequest(String requestId) {
+        return calls.values().stream().filter(c -> c.requestId().equals(requestId)).map(StoredCall::sessionKey)
+                .sorted().toList();
+    }
+
+    @Override
+    public synchronized String capabilityOwner(String capabilityId) {
+        return owners.get(capabilityId);
+    }
+
+    @Override
+    public synchronized Map<String, Long> revokedPrincipals() {
+        return new HashMap<>(revoked);
+    }
+
+    @Override
+    public synchronized List<StoredSession> activeSessions() {
+        List<StoredSession> active = new ArrayList<>();
+        for (Row row : sessions.values()) {
+            StoredSession s = stored(row);
+            if (s.state().active()) {
+                active.add(s);
+            }
+        }
+        return active;
+    }
+
+    @Override
+    public synchronized List<StoredSession> sessions(String after, int limit) {
+        List<StoredSession> page = new ArrayList<>();
+        for (Row row : (after == null ? sessions : sessions.tailMap(after, false)).values()) {
+            if (page.size() == limit) {
+                break;
+            }
+            page.add(stored(row));
+        }
+        return page;
+    }
+
+    @Override
+    public synchronized void forEachSessionView(Consumer<byte[]> consumer) {
+        sessions.values().forEach(row -> consumer.accept(row.view()));
+    }
+
+    @Override
+    public synchronized void write(Flush flush) {
+        for (StoredSession s : flush.sessions()) {
+            sessions.put(s.state().id(), new Row(s.key(), s.state().id(), s.headPosition(),
+                    SessionStateJson.view(s.state()), SessionStateJson.extra(s.state())));
+            ids.put(s.key(), s.state().id());
+        }
+        flush.calls().forEach(c -> calls.put(c.decision(), c));
+        flush.pendingRemoved().forEach(c -> pending.remove(c.decision()));
+        flush.pendingAdded().forEach(c -> pending.put(c.decision(), c));
+        owners.putAll(flush.capabilityOwners());
+        revoked.putAll(flush.revokedPrincipals());
+        meta = flush.meta();
+        flushes++;
+    }
+
+    /** A copy of what is stored, for a second projector that must not change this one's store. */
+    synchronized MemoryProjectionStore copy() {
+        MemoryProjectionStore copy = new MemoryProjectionStore();
+        copy.meta = meta;
+        copy.sessions.putAll(sessions);
+        copy.ids.putAll(ids);
+        copy.calls.putAll(calls);
+        copy.pending.putAll(pending);
+        copy.owners.putAll(owners);
+        copy.revoked.putAll(revoked);
+        return copy;
+    }
+
+    @Override
+    public synchronized void clear() {
+        meta = Meta.EMPTY;
+        sessions.clear();
+        ids.clear();
+        calls.clear();
+        pending.clear();
+        owners.clear();
+        revoked.clear();
+    }
+}
