@@ -9,6 +9,7 @@ import io.mcpledger.domain.log.VerifierKey;
 import io.mcpledger.domain.receipt.InvalidReceiptException;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.FoldException;
+import io.mcpledger.domain.session.SessionChain;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -320,25 +321,24 @@ final class LogCheck {
             return null;
         }
 
+        /** The chain's rule is {@link SessionChain}'s; what is said here names the lines a reader should look at. */
         private String chain(Receipt receipt, long line) {
             Head head = chains.get(receipt.session());
-            long expected = head == null ? 1 : head.seq() + 1;
+            SessionChain.Break broken = SessionChain.check(head == null ? 0 : head.seq(),
+                    head == null ? null : head.hash(), receipt);
             String session = "session " + receipt.session();
-            if (receipt.seq() != expected) {
-                if (head == null) {
-                    return session + " starts at seq " + receipt.seq() + ": seq 1 to " + (receipt.seq() - 1)
+            if (broken != null) {
+                return switch (broken) {
+                    case STARTS_LATE -> session + " starts at seq " + receipt.seq() + ": seq 1 to " + (receipt.seq() - 1)
                             + " are missing (dropped, or moved later)";
-                }
-                if (receipt.seq() > expected) {
-                    return session + " jumps from seq " + head.seq() + " (line " + head.line() + ") to seq "
-                            + receipt.seq() + ": seq " + expected + " is missing here (dropped, or moved later)";
-                }
-                return session + " repeats or goes back to seq " + receipt.seq() + " after seq " + head.seq()
-                        + " (line " + head.line() + "): lines were moved or duplicated";
-            }
-            if (head != null && !head.hash().equals(receipt.prev())) {
-                return session + " seq " + receipt.seq() + ": prev " + receipt.prev() + " is not the hash of seq "
-                        + head.seq() + " (line " + head.line() + "), " + head.hash() + ": the prev chain is broken";
+                    case JUMPS -> session + " jumps from seq " + head.seq() + " (line " + head.line() + ") to seq "
+                            + receipt.seq() + ": seq " + (head.seq() + 1) + " is missing here (dropped, or moved later)";
+                    case GOES_BACK -> session + " repeats or goes back to seq " + receipt.seq() + " after seq "
+                            + head.seq() + " (line " + head.line() + "): lines were moved or duplicated";
+                    case PREV_BROKEN -> session + " seq " + receipt.seq() + ": prev " + receipt.prev()
+                            + " is not the hash of seq " + head.seq() + " (line " + head.line() + "), " + head.hash()
+                            + ": the prev chain is broken";
+                };
             }
             chains.put(receipt.session(), new Head(receipt.seq(), receipt.hash(), line));
             return null;

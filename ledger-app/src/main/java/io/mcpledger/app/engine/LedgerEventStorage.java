@@ -11,6 +11,7 @@ import io.mcpledger.domain.principal.PrincipalAggregate;
 import io.mcpledger.domain.principal.PrincipalRevoked;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.SessionAggregate;
+import io.mcpledger.domain.session.SessionChain;
 import io.mcpledger.domain.session.SessionEvent;
 import io.mcpledger.query.LedgerProjector;
 import io.mcpledger.query.LogReader;
@@ -21,7 +22,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.axonframework.eventhandling.DomainEventMessage;
@@ -124,10 +124,11 @@ public final class LedgerEventStorage implements EventStorageEngine {
                     seq = committed == null ? 0 : committed.state().seq();
                     head = committed == null ? null : committed.state().head();
                 }
-                if (r.seq() != seq + 1 || !Objects.equals(r.prev(), head)) {
-                    throw new ConcurrencyException("receipt " + r.id() + " of session " + id + " has seq " + r.seq()
-                            + " but the session's next seq is " + (seq + 1) + " or its prev is not the latest receipt's"
-                            + " hash; nothing of this batch was stored");
+                SessionChain.Break broken = SessionChain.check(seq, head, r);
+                if (broken != null) {
+                    throw new ConcurrencyException("receipt " + r.id() + " of session " + id + " does not follow the"
+                            + " session's committed receipts (" + broken + " after seq " + seq
+                            + "); nothing of this batch was stored");
                 }
                 last.put(id, r);
             } else if (event instanceof PrincipalRevoked revoked) {

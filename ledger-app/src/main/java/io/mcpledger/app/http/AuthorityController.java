@@ -21,6 +21,8 @@ import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Post;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.micronaut.http.annotation.Put;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -64,6 +66,7 @@ class AuthorityController {
     }
 
     @Post("/capabilities/{capabilityId:[^/]+}/revoke")
+    @ExecuteOn(TaskExecutors.BLOCKING)
     CompletableFuture<HttpResponse<byte[]>> revokeCapability(HttpRequest<?> request, @Nullable @Body byte[] bytes) {
         String capabilityId = RequestBody.requireIdentifier("capability id", PathSegments.segment(request, 2));
         RequestBody.parseOptional(bytes, Set.of());

@@ -38,6 +38,8 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Header;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -202,6 +204,7 @@ class SessionController {
      */
     @EdgeEndpoint
     @Get("/{id:[^/]+}")
+    @ExecuteOn(TaskExecutors.BLOCKING)
     CompletableFuture<HttpResponse<byte[]>> get(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken) {
         String id = sessionId(request);
         boolean edge = request.getAttribute(AuthFilter.ROLE, Role.class).orElse(null) == Role.EDGE;
@@ -215,6 +218,7 @@ class SessionController {
 
     @EdgeEndpoint
     @Get
+    @ExecuteOn(TaskExecutors.BLOCKING)
     CompletableFuture<HttpResponse<byte[]>> list(@Nullable @QueryValue String state, @Nullable @QueryValue String after,
                                                  @Nullable @QueryValue String limit) {
         if (state != null && !state.equals("active")) {

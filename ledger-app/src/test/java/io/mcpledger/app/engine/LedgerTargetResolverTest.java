@@ -3,6 +3,7 @@ package io.mcpledger.app.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.mcpledger.app.policy.PolicyFiles;
 import io.mcpledger.domain.policy.ActivatePolicy;
 import io.mcpledger.domain.policy.PolicyAggregate;
 import io.mcpledger.domain.principal.RevokePrincipal;
@@ -29,8 +30,8 @@ class LedgerTargetResolverTest {
     }
 
     @Test
-    void anActivationAddressesThePolicyStream() {
-        assertThat(target(new ActivatePolicy((io.mcpledger.domain.policy.PolicyDocument) null, AT))).isEqualTo(PolicyAggregate.STREAM);
+    void anActivationAddressesThePolicyStream() throws Exception {
+        assertThat(target(new ActivatePolicy(PolicyFiles.parse("capabilities: {}"), AT))).isEqualTo(PolicyAggregate.STREAM);
     }
 
     @Test

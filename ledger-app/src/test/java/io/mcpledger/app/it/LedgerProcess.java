@@ -19,9 +19,8 @@ import java.util.concurrent.TimeUnit;
 /** The packaged {@code ledger-app} jar running as a child process, as a user starts it. */
 final class LedgerProcess implements AutoCloseable {
     /**
-     * Long enough for a start that replays a state of CI's size; the long crash loop's states take longer to replay
-     * (every start folds the whole log until issue 11's projections in the store), so it passes {@code
-     * -Dledger.startTimeout=SECONDS}.
+     * Long enough for a start of CI's states, which fold only the log's tail but, after a kill, scan the whole file
+     * to recover; a long run's large states may pass {@code -Dledger.startTimeout=SECONDS}.
      */
     private static final Duration START_TIMEOUT = Duration.ofSeconds(Long.getLong("ledger.startTimeout", 60));
 
@@ -67,11 +66,17 @@ final class LedgerProcess implements AutoCloseable {
 
     /** Starts {@code serve} on a free port and waits for its Ready line. */
     static LedgerProcess serve(Path workDir, String... extraArgs) throws IOException, InterruptedException {
+        return serve(workDir, List.of(), extraArgs);
+    }
+
+    /** The same with options for the ledger's JVM, such as {@code -Xmx}. */
+    static LedgerProcess serve(Path workDir, List<String> jvmOptions, String... extraArgs)
+            throws IOException, InterruptedException {
         int port = freePort();
         List<String> args = new ArrayList<>(List.of("serve", "--listen", "127.0.0.1:" + port));
         args.addAll(List.of(extraArgs));
-        LedgerProcess ledger = new LedgerProcess(
-                new ProcessBuilder(command(args.toArray(String[]::new))).directory(workDir.toFile()).start(), port);
+        LedgerProcess ledger = new LedgerProcess(new ProcessBuilder(command(jvmOptions, args.toArray(String[]::new)))
+                .directory(workDir.toFile()).start(), port);
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (ledger.stdout.stream().noneMatch(l -> l.startsWith("Ready: "))) {
             if (!ledger.process.isAlive() || System.nanoTime() > deadline) {
@@ -84,8 +89,13 @@ final class LedgerProcess implements AutoCloseable {
     }
 
     private static List<String> command(String... args) {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar().toString()));
+        return command(List.of(), args);
+    }
+
+    private static List<String> command(List<String> jvmOptions, String... args) {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar().toString()));
         command.addAll(List.of(args));
         return command;
     }

@@ -3,7 +3,6 @@ package io.mcpledger.domain.session;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.receipt.ReceiptKind;
-import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -147,12 +146,13 @@ public final class SessionFold {
         if (!r.session().equals(state.id)) {
             throw new FoldException("receipt of session " + r.session() + " applied to session " + state.id);
         }
-        if (r.seq() != state.seq + 1) {
-            throw new FoldException("session " + state.id + " expects seq " + (state.seq + 1) + " but found " + r.seq());
-        }
-        if (!Objects.equals(r.prev(), state.head)) {
+        SessionChain.Break broken = SessionChain.check(state.seq, state.head, r);
+        if (broken == SessionChain.Break.PREV_BROKEN) {
             throw new FoldException("session " + state.id + " seq " + r.seq() + ": prev does not match the hash of seq "
                     + state.seq);
+        }
+        if (broken != null) {
+            throw new FoldException("session " + state.id + " expects seq " + (state.seq + 1) + " but found " + r.seq());
         }
     }
 

@@ -1,0 +1,129 @@
+package io.mcpledger.app.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.mcpledger.domain.crypto.Sha256;
+import io.mcpledger.domain.receipt.Canonical;
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The ledger's live heap depends on its live state, not on its history (spec section 13): the real jar, with a small
+ * heap, serves calls with outcomes on a fixed set of sessions, and the heap left after a full collection once the log
+ * holds many receipts is no larger than it was at a quarter of them. CI's version of the benchmark run of
+ * docs/benchmarks.md (millions of receipts under {@code -Xmx256m}); {@code -Dmemory.calls=N} makes it longer.
+ */
+class BoundedMemoryIT {
+    private static final int CALLS = Integer.getInteger("memory.calls", 80_000);
+    private static final int SESSIONS = 100;
+    private static final int THREADS = 8;
+    /** Slack for what a full collection leaves to chance (caches filling to their bounds, buffers). */
+    private static final long SLACK_BYTES = 12L * 1024 * 1024;
+    private static final Pattern USED = Pattern.compile("(?:generation|heap)\\s+total \\d+K, used (\\d+)K");
+
+    @TempDir
+    Path work;
+
+    @Test
+    void theLiveHeapStaysFlatWhileTheLogGrows() throws Exception {
+        Files.writeString(work.resolve("policy.yaml"), """
+                capabilities:
+                  default:
+                    tools:
+                      - {server: pricing, tool: quote, operations: [invoke], ttl: 86400}
+                """);
+        try (LedgerProcess ledger = LedgerProcess.serve(work, List.of("-Xmx96m", "-XX:+UseSerialGC"),
+                "--policy", "policy.yaml")) {
+            String edge = LedgerProcess.token(work, "edge");
+            List<String[]> sessions = new ArrayList<>();
+            for (int s = 0; s < SESSIONS; s++) {
+                String token = Sha256.hexOfUtf8("memory-client-" + s);
+                HttpResponse<String> created = ledger.post("/v1/sessions", edge, token,
+                        "{\"principal\":\"p-" + s + "\",\"serverId\":\"pricing\",\"protocolVersion\":\"2025-06-18\"}");
+                assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+                sessions.add(new String[] {Canonical.parse(created.body()).path("session").path("id").asText(), token});
+            }
+            AtomicLong next = new AtomicLong();
+            call(ledger, edge, sessions, next, CALLS / 4);
+            long early = liveHeap(ledger);
+            long receiptsEarly = receipts(ledger);
+            call(ledger, edge, sessions, next, CALLS);
+            long late = liveHeap(ledger);
+            long receiptsLate = receipts(ledger);
+
+            assertThat(receiptsLate).isGreaterThanOrEqualTo(2L * CALLS);
+            assertThat(late).as("live heap after a full collection at %d receipts (%d KB) and at %d (%d KB)",
+                    receiptsEarly, early / 1024, receiptsLate, late / 1024).isLessThanOrEqualTo(early + SLACK_BYTES);
+            assertThat(ledger.get("/health").statusCode()).isEqualTo(200);
+        }
+    }
+
+    /** Calls until {@code until} calls were made in all, each admitted and then given an outcome. */
+    private static void call(LedgerProcess ledger, String edge, List<String[]> sessions, AtomicLong next, long until)
+            throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+            workers.add(pool.submit(() -> {
+                for (long n = next.getAndIncrement(); n < until; n = next.getAndIncrement()) {
+                    String[] session = sessions.get((int) (n % sessions.size()));
+                    String request = "m-" + n;
+                    HttpResponse<String> admitted = ledger.post("/v1/sessions/" + session[0] + "/calls", edge,
+                            session[1], "{\"requestId\":\"" + request + "\",\"server\":\"pricing\",\"tool\":\"quote\","
+                                    + "\"operation\":\"invoke\",\"argumentsSha256\":\"" + "ab".repeat(32) + "\"}");
+                    JsonNode answer = Canonical.parse(admitted.body());
+                    assertThat(answer.path("decision").asText()).as(admitted.body()).isEqualTo("admitted");
+                    HttpResponse<String> outcome = ledger.post("/v1/sessions/" + session[0] + "/calls/" + request
+                            + "/outcome", edge, session[1], "{\"status\":\"ok\"}");
+                    assertThat(outcome.statusCode()).as(outcome.body()).isEqualTo(200);
+                }
+                return null;
+            }));
+        }
+        for (Future<?> worker : workers) {
+            worker.get();
+        }
+        pool.shutdown();
+        pool.awaitTermination(1, TimeUnit.MINUTES);
+    }
+
+    private static long receipts(LedgerProcess ledger) throws Exception {
+        return Canonical.parse(ledger.get("/health").body()).path("receipts").asLong();
+    }
+
+    /** The heap in use right after a full collection of the ledger's JVM, in bytes, as jcmd reports it. */
+    private static long liveHeap(LedgerProcess ledger) throws Exception {
+        jcmd(ledger, "GC.run");
+        String info = jcmd(ledger, "GC.heap_info");
+        Matcher m = USED.matcher(info);
+        long used = 0;
+        while (m.find()) {
+            used += Long.parseLong(m.group(1)) * 1024;
+        }
+        assertThat(used).as("heap in use from jcmd GC.heap_info:%n%s", info).isPositive();
+        return used;
+    }
+
+    private static String jcmd(LedgerProcess ledger, String command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(ledger.process.pid()), command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return out;
+    }
+}
