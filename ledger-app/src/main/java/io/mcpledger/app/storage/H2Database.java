@@ -40,8 +40,9 @@ public final class H2Database implements AutoCloseable {
      * default of 500 ms a background thread writes later, and a force could then run before that write was issued.
      * H2 itself never forces the file; {@link ForcedWrites} does, before anything is answered. DB_CLOSE_ON_EXIT=FALSE
      * leaves closing to {@link #close()}, after Axon has stopped writing, instead of H2's own shutdown hook racing it.
+     * TRACE_LEVEL_FILE=0: no {@code ledger.trace.db} beside the log; the ledger's own log says what happened.
      */
-    private static final String SETTINGS = ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE";
+    private static final String SETTINGS = ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE;TRACE_LEVEL_FILE=0";
 
     private final Path stateDirectory;
     private final HikariDataSource dataSource;
