@@ -45,16 +45,23 @@ public final class H2Database implements AutoCloseable {
     private static final String SETTINGS = ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE;TRACE_LEVEL_FILE=0";
 
     private final Path stateDirectory;
+    private final String fileSystem;
     private final HikariDataSource dataSource;
     private final MVStore store;
+    private final StoreRecovery.Marker marker;
+    private final StoreRecovery.Recovered recovered;
     private final ForcedWrites forcedWrites;
     private final ScheduledExecutorService housekeeping;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private H2Database(Path stateDirectory, HikariDataSource dataSource, MVStore store, ForcedWrites forcedWrites) {
+    private H2Database(Path stateDirectory, String fileSystem, HikariDataSource dataSource, MVStore store,
+            StoreRecovery.Marker marker, StoreRecovery.Recovered recovered, ForcedWrites forcedWrites) {
         this.stateDirectory = stateDirectory;
+        this.fileSystem = fileSystem;
         this.dataSource = dataSource;
         this.store = store;
+        this.marker = marker;
+        this.recovered = recovered;
         this.forcedWrites = forcedWrites;
         this.housekeeping = DaemonScheduler.named("ledger-h2-housekeeping");
         housekeeping.scheduleWithFixedDelay(this::housekeep, HOUSEKEEPING_MS, HOUSEKEEPING_MS, TimeUnit.MILLISECONDS);
@@ -111,11 +118,20 @@ public final class H2Database implements AutoCloseable {
             throw new StorageException("the ledger state directory " + dir + " contains ';', which H2 cannot open; "
                     + "use a path without ';'");
         }
+        StoreRecovery.Recovered recovered = null;
         if (StoreRecovery.needed(dir)) {
             long started = System.nanoTime();
-            StoreRecovery.recover(dir, fileSystem + dir.resolve(FILE_NAME));
-            LOG.warn("{} was not closed cleanly (a kill, crash or power loss): a scan of the whole file recovered every"
-                    + " complete commit in {} ms", dir.resolve(FILE_NAME), (System.nanoTime() - started) / 1_000_000);
+            recovered = StoreRecovery.recover(dir, fileSystem);
+            long ms = (System.nanoTime() - started) / 1_000_000;
+            if (recovered.scannedWholeFile()) {
+                LOG.warn("{} was not closed cleanly (a kill, crash or power loss), and {} recorded no forced commit: a"
+                        + " scan of the whole file recovered every complete commit in {} ms", dir.resolve(FILE_NAME),
+                        StoreRecovery.MARKER, ms);
+            } else {
+                LOG.warn("{} was not closed cleanly (a kill, crash or power loss): recovered the version of the last"
+                        + " forced commit (chunk {}{}) in {} ms", dir.resolve(FILE_NAME), recovered.chunk().id(),
+                        recovered.layoutRewritten() ? ", layout rewritten" : "", ms);
+            }
         }
         HikariConfig config = new HikariConfig();
         config.setPoolName("ledger-h2");
@@ -134,9 +150,9 @@ public final class H2Database implements AutoCloseable {
         }
         try {
             MVStore store = store(pool);
-            ForcedWrites forcedWrites = forceCommits ? ForcedWrites.by(force(store)) : ForcedWrites.never();
-            StoreRecovery.markOpen(dir);
-            return new H2Database(dir, pool, store, forcedWrites);
+            StoreRecovery.Marker marker = StoreRecovery.markOpen(dir, fileSystem, forceCommits ? store : null);
+            ForcedWrites forcedWrites = forceCommits ? ForcedWrites.by(force(marker)) : ForcedWrites.never();
+            return new H2Database(dir, fileSystem, pool, store, marker, recovered, forcedWrites);
         } catch (StorageException | RuntimeException e) {
             pool.close();
             throw e;
@@ -153,18 +169,21 @@ public final class H2Database implements AutoCloseable {
     }
 
     /**
-     * Writes what H2's store holds unwritten and forces the file, on the store itself. {@code CHECKPOINT SYNC} does
-     * the same, but inside H2's database monitor; a commit whose write fails shuts H2 down, which needs that monitor
-     * while holding the store's lock that the sync waits for, and the two deadlocked here (a write failing under
-     * concurrent commits).
+     * Writes what H2's store holds unwritten and forces the file, on the store itself, then records the newest chunk
+     * in the marker for a recovery ({@link StoreRecovery.Marker#force}). {@code CHECKPOINT SYNC} does the first part,
+     * but inside H2's database monitor; a commit whose write fails shuts H2 down, which needs that monitor while
+     * holding the store's lock that the sync waits for, and the two deadlocked here (a write failing under concurrent
+     * commits).
      */
-    private static ForcedWrites.Force force(MVStore store) {
+    private static ForcedWrites.Force force(StoreRecovery.Marker marker) {
         return () -> {
             try {
-                store.commit();
-                store.sync();
+                marker.force();
             } catch (MVStoreException e) {
                 throw new SQLException("H2 could not write or force ledger.mv.db: " + e.getMessage(), e);
+            } catch (IOException e) {
+                throw new SQLException("cannot record the forced write in " + StoreRecovery.MARKER + ": "
+                        + e.getMessage(), e);
             }
         };
     }
@@ -198,6 +217,11 @@ public final class H2Database implements AutoCloseable {
         return forcedWrites;
     }
 
+    /** How this open recovered from an unclean stop, or null when the last close was clean. */
+    StoreRecovery.Recovered recovered() {
+        return recovered;
+    }
+
     /** The database file, {@code <stateDir>/ledger.mv.db}. */
     public Path file() {
         return stateDirectory.resolve(FILE_NAME);
@@ -219,18 +243,32 @@ public final class H2Database implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        boolean clean = false;
+        try {
+            marker.close();
+        } catch (IOException e) {
+            LOG.warn("Cannot clear the record of the last forced write in {} ({})", StoreRecovery.MARKER, e.getMessage());
+        }
+        boolean shutDown = false;
         try (Connection c = dataSource.getConnection()) {
             // Not closed by hand: after SHUTDOWN every handle on the database refuses to close ("already closed").
             Statement s = c.createStatement();
             s.execute("SHUTDOWN");
-            clean = true;
+            shutDown = true;
         } catch (SQLException | RuntimeException e) {
-            if (!clean) {
+            if (!shutDown) {
                 LOG.warn("H2 did not shut down cleanly ({}); the next start scans the file to recover", e.getMessage());
             }
         } finally {
             dataSource.close();
+        }
+        // H2 answers SHUTDOWN even when its store could not write its clean header (a disk error, or a power cut
+        // under a test): only a header that says so, read back after a force, makes the next start skip recovery.
+        boolean clean = shutDown && store.getPanicException() == null && forcedWrites.failure().isEmpty()
+                && StoreRecovery.closedCleanly(fileSystem + file());
+        if (shutDown && !clean) {
+            LOG.warn("H2 shut down, but its store had failed to write ({}); the next start scans the file to recover",
+                    store.getPanicException() != null ? store.getPanicException().getMessage()
+                            : forcedWrites.failure().orElse("its header does not say it closed cleanly"));
         }
         if (clean) {
             try {

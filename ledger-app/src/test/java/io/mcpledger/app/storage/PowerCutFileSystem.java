@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.h2.store.fs.FileBase;
 import org.h2.store.fs.FilePath;
 import org.h2.store.fs.FilePathWrapper;
@@ -27,6 +28,7 @@ public final class PowerCutFileSystem extends FilePathWrapper {
     private static final PowerCutFileSystem INSTANCE = new PowerCutFileSystem();
     private static final Set<PowerCutChannel> OPEN = ConcurrentHashMap.newKeySet();
     private static volatile boolean cut;
+    private static final AtomicLong BYTES_READ = new AtomicLong();
 
     /** Registers the scheme with H2 (once is enough) and restores power for files opened from now on. */
     public static void install() {
@@ -43,6 +45,27 @@ public final class PowerCutFileSystem extends FilePathWrapper {
         for (PowerCutChannel channel : OPEN) {
             channel.persistSome(random);
         }
+    }
+
+    /**
+     * The process dies ({@code kill -9}) but the machine does not: every file operation from now on fails, and every
+     * write not yet forced reaches the disk, whole, as the page cache writes it.
+     */
+    public static void kill() {
+        cut = true;
+        for (PowerCutChannel channel : OPEN) {
+            channel.persistAll();
+        }
+    }
+
+    /** True from a {@link #cut} until the next {@link #install}. */
+    public static boolean isCut() {
+        return cut;
+    }
+
+    /** Bytes read through this file system so far, by every file: what a recovery or an open costs. */
+    public static long bytesRead() {
+        return BYTES_READ.get();
     }
 
     @Override
@@ -89,6 +112,9 @@ public final class PowerCutFileSystem extends FilePathWrapper {
 
         synchronized void persistSome(Random random) {
             dead = true;
+            if (!base.isOpen()) {
+                return; // closed while the cut began: its writes were forced at the close
+            }
             try {
                 for (Change change : pending) {
                     if (!random.nextBoolean()) {
@@ -107,6 +133,33 @@ public final class PowerCutFileSystem extends FilePathWrapper {
             } finally {
                 pending.clear();
             }
+        }
+
+        synchronized void persistAll() {
+            dead = true;
+            if (!base.isOpen()) {
+                return;
+            }
+            try {
+                apply();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        /** Writes every pending change to the real file, in order. */
+        private void apply() throws IOException {
+            for (Change change : pending) {
+                if (change.data() == null) {
+                    base.truncate(change.position());
+                } else {
+                    ByteBuffer bytes = ByteBuffer.wrap(change.data());
+                    while (bytes.hasRemaining()) {
+                        base.write(bytes, change.position() + bytes.position());
+                    }
+                }
+            }
+            pending.clear();
         }
 
         @Override
@@ -139,6 +192,7 @@ public final class PowerCutFileSystem extends FilePathWrapper {
                 }
             }
             dst.put(bytes);
+            BYTES_READ.addAndGet(length);
             return length;
         }
 
@@ -199,17 +253,7 @@ public final class PowerCutFileSystem extends FilePathWrapper {
         @Override
         public synchronized void force(boolean metaData) throws IOException {
             checkPower(this);
-            for (Change change : pending) {
-                if (change.data() == null) {
-                    base.truncate(change.position());
-                } else {
-                    ByteBuffer bytes = ByteBuffer.wrap(change.data());
-                    while (bytes.hasRemaining()) {
-                        base.write(bytes, change.position() + bytes.position());
-                    }
-                }
-            }
-            pending.clear();
+            apply();
             base.force(metaData);
         }
 

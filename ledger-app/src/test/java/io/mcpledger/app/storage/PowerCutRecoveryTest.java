@@ -1,0 +1,221 @@
+package io.mcpledger.app.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Queue;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The recovery after a power cut, on the database alone: threads commit rows, each commit forced before it counts as
+ * acknowledged, and rewrite old rows so that H2 reuses the space of dead chunks in the middle of the file; at a
+ * random moment the power is cut ({@link PowerCutFileSystem}: any part of the unforced writes reaches the disk, some
+ * torn), and the next open must hold every acknowledged row, having read the recorded chunk's version instead of
+ * scanning the whole file: it reads a small part of the file, whatever the file's size.
+ */
+class PowerCutRecoveryTest {
+    private static final int CUTS = Integer.getInteger("powercut.cuts", 10);
+    private static final long SEED = Long.getLong("powercut.seed", System.nanoTime());
+    private static final int THREADS = 3;
+    /** Rows of 4 KB written before the first cut, so that the file is tens of megabytes. */
+    private static final int BULK_ROWS = 8_000;
+
+    @TempDir
+    Path work;
+
+    private final Random random = new Random(SEED);
+    private final Set<Long> acknowledged = new HashSet<>();
+
+    @Test
+    void everyAcknowledgedRowSurvivesAndTheRecoveryReadsASmallPartOfTheFile() throws Exception {
+        PowerCutFileSystem.install();
+        Path state = Files.createDirectories(work.resolve("cycle-0"));
+        AtomicLong ids = new AtomicLong();
+        List<String> problems = new ArrayList<>();
+        for (int cycle = 1; cycle <= CUTS && problems.isEmpty(); cycle++) {
+            if (cycle > 1 && System.getProperty("powercut.keep") != null) {
+                // To look into a failure: what each cycle found on the disk, before its recovery.
+                copy(state, Path.of(System.getProperty("powercut.keep"), state.getFileName().toString()));
+            }
+            long readBefore = PowerCutFileSystem.bytesRead();
+            H2Database db = H2Database.open(state, 4, PowerCutFileSystem.PREFIX, true);
+            long read = PowerCutFileSystem.bytesRead() - readBefore;
+            long size = Files.size(state.resolve(H2Database.FILE_NAME));
+            if (cycle == 1) {
+                create(db, ids);
+            } else {
+                if (db.recovered() == null || db.recovered().scannedWholeFile()) {
+                    problems.add("cycle " + cycle + ": the open did not recover from the recorded chunk: " + db.recovered());
+                }
+                if (read > size / 4) {
+                    problems.add("cycle " + cycle + ": the open read " + read + " bytes of a file of " + size);
+                }
+                try {
+                    Set<Long> rows = rows(db);
+                    for (long id : acknowledged) {
+                        if (!rows.contains(id)) {
+                            problems.add("cycle " + cycle + ": acknowledged row " + id + " is gone");
+                        }
+                    }
+                } catch (AssertionError | SQLException e) {
+                    problems.add("cycle " + cycle + ": " + e);
+                }
+                System.out.printf("cycle %d: %d acknowledged rows, file %d MB, the open read %d KB, %s%n", cycle,
+                        acknowledged.size(), size >> 20, read >> 10, db.recovered());
+            }
+            loadThenCut(db, ids);
+            try {
+                db.close();
+            } catch (RuntimeException | AssertionError e) {
+                // After the cut every write fails; closing only releases the files.
+            }
+            Path next = work.resolve("cycle-" + cycle);
+            copy(state, next);
+            PowerCutFileSystem.install();
+            state = next;
+        }
+        assertThat(problems).as("seed %d", SEED).isEmpty();
+        assertThat(acknowledged.size()).isGreaterThan(CUTS * 10);
+    }
+
+    private static void create(H2Database db, AtomicLong ids) throws SQLException {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id BIGINT PRIMARY KEY, w INT, payload VARCHAR(8000))");
+            s.execute("CREATE INDEX t_w ON t (w)");
+            c.commit();
+            try (PreparedStatement insert = c.prepareStatement("INSERT INTO t VALUES (?, ?, ?)")) {
+                String payload = "x".repeat(4000);
+                for (int i = 0; i < BULK_ROWS; i++) {
+                    insert.setLong(1, -1 - i);
+                    insert.setInt(2, i);
+                    insert.setString(3, payload);
+                    insert.executeUpdate();
+                    if (i % 200 == 199) {
+                        c.commit();
+                        db.forcedWrites().force();
+                    }
+                }
+            }
+            c.commit();
+            db.forcedWrites().force();
+        }
+        ids.set(0);
+    }
+
+    /** Threads insert a row and rewrite an old one per commit, forced; after 100 to 900 ms the power is cut. */
+    private void loadThenCut(H2Database db, AtomicLong ids) throws Exception {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.execute("SET RETENTION_TIME 1000");
+            c.commit();
+        }
+        AtomicBoolean cut = new AtomicBoolean();
+        Queue<String> failures = new ConcurrentLinkedQueue<>();
+        Queue<Long> answered = new ConcurrentLinkedQueue<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+            int own = t; // each thread rewrites rows of its own, so the threads never wait for each other's locks
+            threads.add(new Thread(() -> {
+                ThreadLocalRandom r = ThreadLocalRandom.current();
+                try (Connection c = db.dataSource().getConnection();
+                     PreparedStatement insert = c.prepareStatement("INSERT INTO t VALUES (?, ?, ?)");
+                     PreparedStatement update = c.prepareStatement("UPDATE t SET w = ?, payload = ? WHERE id = ?")) {
+                    while (!cut.get()) {
+                        long id = ids.incrementAndGet();
+                        insert.setLong(1, id);
+                        insert.setInt(2, r.nextInt());
+                        insert.setString(3, "row " + id + " " + "y".repeat(r.nextInt(1500)));
+                        insert.executeUpdate();
+                        update.setInt(1, r.nextInt());
+                        update.setString(2, "z".repeat(r.nextInt(4000)));
+                        update.setLong(3, -1 - (THREADS * (long) r.nextInt(BULK_ROWS / THREADS) + own));
+                        update.executeUpdate();
+                        c.commit();
+                        db.forcedWrites().force();
+                        answered.add(id);
+                    }
+                } catch (SQLException | RuntimeException e) {
+                    // The cut reached this commit first: not acknowledged.
+                    if (!cut.get() && !PowerCutFileSystem.isCut()) {
+                        Throwable root = e;
+                        while (root.getCause() != null) {
+                            root = root.getCause();
+                        }
+                        failures.add(e + " (" + root + ")");
+                    }
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        Thread.sleep(100 + random.nextInt(800));
+        PowerCutFileSystem.cut(random);
+        cut.set(true);
+        for (Thread thread : threads) {
+            thread.join(60_000);
+        }
+        acknowledged.addAll(answered);
+        // Not a failure of the recovery: with assertions on, H2 2.5.252 sometimes fails a commit after a restart from
+        // an unclean stop (an assertion in CommitDecisionMaker), whichever recovery ran, the scan of the whole file too.
+        failures.forEach(f -> System.out.println("a commit failed before the cut: " + f));
+    }
+
+    private static Set<Long> rows(H2Database db) throws SQLException {
+        Set<Long> rows = new HashSet<>();
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT id, LENGTH(payload) FROM t")) {
+            while (rs.next()) {
+                rows.add(rs.getLong(1));
+            }
+        }
+        Set<Long> indexed = new HashSet<>();
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT id FROM t USE INDEX (t_w) WHERE w IS NOT NULL")) {
+            while (rs.next()) {
+                indexed.add(rs.getLong(1));
+            }
+        }
+        if (!indexed.equals(rows)) {
+            Set<Long> notIndexed = new HashSet<>(rows);
+            notIndexed.removeAll(indexed);
+            Set<Long> onlyIndexed = new HashSet<>(indexed);
+            onlyIndexed.removeAll(rows);
+            throw new AssertionError("the index on w and the table differ: rows not in the index " + notIndexed
+                    + ", index entries without a row " + onlyIndexed);
+        }
+        return rows;
+    }
+
+    private static void copy(Path from, Path to) {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Path target = to.resolve(from.relativize(file).toString());
+                if (Files.isDirectory(file)) {
+                    Files.createDirectories(target);
+                } else if (!file.getFileName().toString().endsWith(".trace.db")) {
+                    Files.copy(file, target, StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,241 @@
+package io.mcpledger.app.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.h2.mvstore.MVMap;
+import org.h2.mvstore.MVStore;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The recorded forced chunk, on H2's store alone: after a force the marker names the newest chunk, and a recovery
+ * opens exactly that version, whatever H2 wrote after it without a force (which a {@code kill -9} leaves on the disk
+ * whole, {@link PowerCutFileSystem#kill}), while reading a few blocks of the file.
+ */
+class StoreRecoveryTest {
+    private static final String FS = PowerCutFileSystem.PREFIX;
+
+    @TempDir
+    Path state;
+
+    @BeforeEach
+    void installDisk() {
+        PowerCutFileSystem.install();
+    }
+
+    @Test
+    void aForceRecordsTheNewestChunkInTheMarker() throws Exception {
+        MVStore store = open();
+        store.openMap("data").put(0, "zero");
+        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store);
+        StoreRecovery.ForcedChunk first = StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER));
+        MVMap<Integer, String> map = store.openMap("data");
+        map.put(1, "one");
+        marker.force();
+
+        StoreRecovery.ForcedChunk second = StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER));
+        assertThat(second.sequence()).isEqualTo(first.sequence() + 1);
+        assertThat(second.version()).isEqualTo(store.getCurrentVersion());
+        assertThat(second.id()).isGreaterThan(first.id());
+
+        marker.force(); // nothing new: no new record
+        assertThat(StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER))).isEqualTo(second);
+
+        marker.close();
+        assertThat(Files.size(state.resolve(StoreRecovery.MARKER))).as("the record is gone at the close").isZero();
+        store.close();
+    }
+
+    @Test
+    void aTornRecordLeavesTheOneBefore() throws Exception {
+        MVStore store = open();
+        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store);
+        store.openMap("data").put(1, "one");
+        marker.force();
+        StoreRecovery.ForcedChunk before = StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER));
+        store.openMap("data").put(2, "two");
+        marker.force();
+        StoreRecovery.ForcedChunk last = StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER));
+        marker.close();
+        store.close();
+
+        // Write the last record again, torn: half of its line, in its own block.
+        byte[] torn = last.slot();
+        Arrays.fill(torn, 20, torn.length, (byte) 0);
+        byte[] whole = before.slot();
+        try (FileChannel file = FileChannel.open(state.resolve(StoreRecovery.MARKER), StandardOpenOption.WRITE)) {
+            file.write(ByteBuffer.wrap(whole), (before.sequence() % 2) * 4096);
+            file.write(ByteBuffer.wrap(torn), (last.sequence() % 2) * 4096);
+        }
+        assertThat(StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER))).isEqualTo(before);
+    }
+
+    /**
+     * After the recorded force, H2 goes on without forcing: it rewrites every entry (the chunks of the recorded version
+     * die), and with no retention it could reuse their space at once. The version stays registered until a newer
+     * record is on the disk, so none of its chunks is overwritten, and the recovery opens it whole.
+     */
+    @Test
+    void theRecoveryOpensTheRecordedVersionWholeWhateverCameAfterIt() throws Exception {
+        MVStore store = open();
+        store.setRetentionTime(0);
+        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store);
+        MVMap<Integer, String> map = store.openMap("data");
+        for (int i = 0; i < 2_000; i++) {
+            map.put(i, "v1-" + i + "-" + "x".repeat(1000));
+            if (i % 100 == 99) {
+                store.commit();
+                marker.force();
+            }
+        }
+        marker.force();
+        Map<Integer, String> forced = new TreeMap<>(map);
+        long forcedVersion = store.getCurrentVersion();
+        for (int round = 0; round < 5; round++) {
+            for (int i = 0; i < 2_000; i++) {
+                map.put(i, "v" + (round + 2) + "-" + i + "-" + "y".repeat(900));
+                if (i % 100 == 99) {
+                    store.commit(); // written, never forced
+                }
+            }
+        }
+        store.commit();
+        PowerCutFileSystem.kill();
+        abandon(store, marker);
+        PowerCutFileSystem.install();
+
+        long readBefore = PowerCutFileSystem.bytesRead();
+        StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
+        long read = PowerCutFileSystem.bytesRead() - readBefore;
+
+        assertThat(recovered.scannedWholeFile()).isFalse();
+        assertThat(recovered.chunk().version()).isEqualTo(forcedVersion);
+        assertThat(read).as("bytes the recovery read of a file of %d", Files.size(state.resolve(H2Database.FILE_NAME)))
+                .isLessThan(Files.size(state.resolve(H2Database.FILE_NAME)) / 4);
+        MVStore reopened = open();
+        assertThat(new TreeMap<>(reopened.<Integer, String>openMap("data"))).isEqualTo(forced);
+        reopened.close();
+    }
+
+    /**
+     * The recorded version lists chunks that were already dead in it, kept for H2's retention time; once that time has
+     * passed H2 reuses their space without a force. H2's own open after a clean close checks the newest listed
+     * chunks, dead ones too, and would settle on an older version; the recovery drops them and opens the recorded one.
+     */
+    @Test
+    void chunksThatWereDeadInTheRecordedVersionMayBeOverwrittenAfterIt() throws Exception {
+        MVStore store = open();
+        store.setRetentionTime(300);
+        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store);
+        MVMap<Integer, String> map = store.openMap("data");
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 300; i++) {
+                map.put(i, "v" + round + "-" + i + "-" + "x".repeat(1000));
+                if (i % 30 == 29) {
+                    store.commit();
+                    marker.force();
+                }
+            }
+        }
+        Map<Integer, String> forced = new TreeMap<>(map);
+        long forcedVersion = store.getCurrentVersion();
+        Thread.sleep(400);
+        for (int i = 0; i < 300; i++) {
+            map.put(i, "after-" + i + "-" + "y".repeat(1000));
+            if (i % 30 == 29) {
+                store.commit(); // written into the space of the seasoned dead chunks, never forced
+            }
+        }
+        PowerCutFileSystem.kill();
+        abandon(store, marker);
+        PowerCutFileSystem.install();
+
+        StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
+
+        assertThat(recovered.scannedWholeFile()).isFalse();
+        assertThat(recovered.layoutRewritten()).as("the newest listed chunks were not all whole").isTrue();
+        assertThat(recovered.chunk().version()).isEqualTo(forcedVersion);
+        MVStore reopened = open();
+        assertThat(new TreeMap<>(reopened.<Integer, String>openMap("data"))).isEqualTo(forced);
+        reopened.close();
+    }
+
+    @Test
+    void withoutARecordTheRecoveryScansTheWholeFile() throws Exception {
+        MVStore store = open();
+        store.openMap("data").put(1, "one");
+        store.commit();
+        store.sync();
+        PowerCutFileSystem.kill();
+        abandon(store, null);
+        PowerCutFileSystem.install();
+        Files.createFile(state.resolve(StoreRecovery.MARKER));
+
+        StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
+
+        assertThat(recovered.scannedWholeFile()).isTrue();
+        MVStore reopened = open();
+        assertThat(reopened.<Integer, String>openMap("data").get(1)).isEqualTo("one");
+        reopened.close();
+    }
+
+    /**
+     * H2 answers SHUTDOWN even when its store can no longer write (here the power is cut): the marker must stay, and
+     * the next start recover, since nothing wrote a clean header.
+     */
+    @Test
+    void aCloseThatCouldNotWriteItsHeaderLeavesTheMarker() throws Exception {
+        H2Database db = H2Database.open(state, 2, FS, true);
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (v INT)");
+            s.execute("INSERT INTO t VALUES (7)");
+            c.commit();
+            db.forcedWrites().force();
+        }
+        PowerCutFileSystem.cut(new Random(1));
+        db.close();
+        PowerCutFileSystem.install();
+
+        assertThat(StoreRecovery.needed(state)).isTrue();
+        try (H2Database reopened = H2Database.open(state, 2, FS, true);
+             Connection c = reopened.dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT v FROM t")) {
+            assertThat(reopened.recovered()).isNotNull();
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).isEqualTo(7);
+        }
+    }
+
+    private MVStore open() {
+        return new MVStore.Builder().fileName(FS + state.resolve(H2Database.FILE_NAME)).autoCommitDisabled().open();
+    }
+
+    /** The process is gone: its store and marker only release their files (every write fails after the kill). */
+    private static void abandon(MVStore store, StoreRecovery.Marker marker) {
+        try {
+            store.closeImmediately();
+        } catch (RuntimeException e) {
+            // the files are closed anyway
+        }
+        if (marker != null) {
+            try {
+                marker.close();
+            } catch (Exception e) {
+                // the power is cut
+            }
+        }
+    }
+}
