@@ -100,6 +100,14 @@ public final class LedgerProjector implements Authority, SessionHistory {
     private PolicyDocument foldingPolicy;
 
     private record CallKey(long session, String requestId) {
+        /**
+         * Mixed, unlike a record's default ({@code 31 * session + hash}): keys are log positions and request ids such as
+         * "req-1", "req-2"..., which that default sends in droves to the same buckets.
+         */
+        @Override
+        public int hashCode() {
+            return Long.hashCode(session * 0x9E3779B97F4A7C15L) ^ requestId.hashCode();
+        }
     }
 
     private LedgerProjector(ProjectionStore store, LogReader log, Duration idleExpiry, Caches caches) {
@@ -259,7 +267,13 @@ public final class LedgerProjector implements Authority, SessionHistory {
         if (flush == null) {
             return;
         }
-        store.write(flush);
+        try {
+            store.write(flush);
+        } catch (ProjectionConflictException e) {
+            write(() -> broken("the projections could not be stored at log position " + flush.meta().position() + ": "
+                    + e.getMessage()));
+            throw e;
+        }
         write(() -> {
             sessions.flushed();
             calls.flushed();
@@ -355,6 +369,17 @@ public final class LedgerProjector implements Authority, SessionHistory {
             return call == null ? null : call.status();
         }
 
+        /**
+         * From memory only: a call is admitted far more often than anything else happens, and reading the store each
+         * time to find nothing would cost a query per admission. The aggregate that signed the receipt has checked
+         * the requestId already; a second decision that got past it anyway is refused by the store's unique key on
+         * (requestId, session) at the next flush, which stops the projections as a refused fold does.
+         */
+        @Override
+        public boolean decidedBefore(String requestId) {
+            return calls.get(new CallKey(session, requestId)) != null;
+        }
+
         @Override
         public void decided(String requestId, Receipt decision, String incarnation) {
             boolean admitted = decision.kind() == ReceiptKind.CALL_ADMITTED;
@@ -374,7 +399,13 @@ public final class LedgerProjector implements Authority, SessionHistory {
                     : new StoredCall(session, requestId, before.decision(), status, folding, before.resolution());
             calls.put(new CallKey(session, requestId), after);
             if (before.status() == CallStatus.PENDING) {
-                pending.put(before.decision(), new PendingChange(after, false));
+                PendingChange added = pending.dirty(before.decision());
+                if (added != null && added.pending() && !pending.flushing(before.decision())) {
+                    // Added and settled since the last flush: the store never needs to hear of it.
+                    pending.discard(before.decision());
+                } else {
+                    pending.put(before.decision(), new PendingChange(after, false));
+                }
             }
         }
     }

@@ -44,6 +44,16 @@ final class Overlay<K, V> {
         dirty.put(key, value);
     }
 
+    /** True while a flush is writing a value of this key. */
+    boolean flushing(K key) {
+        return flushing.containsKey(key);
+    }
+
+    /** Forgets a change made since the last flush began, which the store must not hear of. */
+    void discard(K key) {
+        dirty.remove(key);
+    }
+
     /** Remembers what the store holds, unless a newer value is unflushed. */
     void cache(K key, V value) {
         if (clean != null && !dirty.containsKey(key) && !flushing.containsKey(key)) {

@@ -20,6 +20,11 @@ import io.mcpledger.domain.session.RevokeCapability;
 import io.mcpledger.domain.session.SessionAnswer;
 import io.mcpledger.domain.session.SessionIds;
 import io.mcpledger.domain.session.SessionInitialized;
+import io.mcpledger.domain.receipt.Canonical;
+import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.domain.receipt.ReceiptDraft;
+import io.mcpledger.domain.receipt.ReceiptKind;
+import io.mcpledger.domain.receipt.ReceiptSigner;
 import io.mcpledger.domain.session.CallRecord;
 import io.mcpledger.domain.session.CallStatus;
 import io.mcpledger.domain.session.RecordOutcome;
@@ -251,6 +256,38 @@ class LedgerProjectionTest {
                 other.receipt())))).isInstanceOf(IllegalStateException.class);
         projector.flush();
         assertThat(store.flushes).isEqualTo(1);
+    }
+
+    @Test
+    void aSecondAdmissionOfACallNoLongerInMemoryStopsTheProjectionsAtTheFlush() throws Exception {
+        ReceiptSigner signer = new ReceiptSigner(InMemoryLedger.KEY, "ledger.example/test");
+        SessionAnswer initialized = initialize(1, T0);
+        Receipt first = initialized.receipt();
+        Receipt admitted = signer.sign(new ReceiptDraft("rcpt-a", ReceiptKind.CALL_ADMITTED, T0, sessionId(1), 2,
+                first.hash(), "req-1", callBody()));
+        Receipt again = signer.sign(new ReceiptDraft("rcpt-b", ReceiptKind.CALL_ADMITTED, T0, sessionId(1), 3,
+                admitted.hash(), "req-1", callBody()));
+        MemoryProjectionStore store = new MemoryProjectionStore();
+        LedgerProjector projector = LedgerProjector.open(store, ledger.log, IDLE, new LedgerProjector.Caches(10, 0));
+        projector.foldCommitted(0, List.of(new SessionInitialized(sessionId(1), first),
+                new CallAdmitted(sessionId(1), admitted)));
+        projector.flush();
+
+        projector.foldCommitted(2, List.of(new CallAdmitted(sessionId(1), again)));
+
+        assertThatThrownBy(projector::flush).isInstanceOf(ProjectionConflictException.class);
+        assertThat(projector.problem()).hasValueSatisfying(p -> assertThat(p)
+                .startsWith("the projections could not be stored at log position 3"));
+        assertThat(store.meta().position()).isEqualTo(2);
+    }
+
+    private static com.fasterxml.jackson.databind.node.ObjectNode callBody() {
+        com.fasterxml.jackson.databind.node.ObjectNode body = Canonical.JSON.createObjectNode();
+        body.put("server", "pricing");
+        body.put("tool", "quote");
+        body.put("operation", "invoke");
+        body.put("argumentsSha256", "ab".repeat(32));
+        return body;
     }
 
     @Test

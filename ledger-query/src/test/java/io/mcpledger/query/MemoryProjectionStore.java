@@ -111,6 +111,13 @@ final class MemoryProjectionStore implements ProjectionStore {
                     SessionStateJson.view(s.state()), SessionStateJson.extra(s.state())));
             ids.put(s.key(), s.state().id());
         }
+        for (StoredCall c : flush.calls()) {
+            StoredCall other = call(c.sessionKey(), c.requestId());
+            if (other != null && other.decision() != c.decision()) {
+                throw new ProjectionConflictException("request " + c.requestId() + " of session " + c.sessionKey()
+                        + " already has a decision at " + other.decision(), null);
+            }
+        }
         flush.calls().forEach(c -> calls.put(c.decision(), c));
         flush.pendingRemoved().forEach(c -> pending.remove(c.decision()));
         flush.pendingAdded().forEach(c -> pending.put(c.decision(), c));

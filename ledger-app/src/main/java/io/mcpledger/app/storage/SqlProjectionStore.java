@@ -2,6 +2,7 @@ package io.mcpledger.app.storage;
 
 import io.mcpledger.domain.session.CallStatus;
 import io.mcpledger.domain.session.SessionStateJson;
+import io.mcpledger.query.ProjectionConflictException;
 import io.mcpledger.query.ProjectionStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -292,6 +293,10 @@ public final class SqlProjectionStore implements ProjectionStore {
             }
             forcedWrites.force();
         } catch (SQLException e) {
+            if (isUniqueViolation(e)) {
+                throw new ProjectionConflictException("a call has a second decision in the log (" + e.getMessage()
+                        + ")", e);
+            }
             throw new IllegalStateException("cannot store the projections at log position " + flush.meta().position()
                     + ": " + e.getMessage(), e);
         }
@@ -377,6 +382,17 @@ public final class SqlProjectionStore implements ProjectionStore {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot clear the projections: " + e.getMessage(), e);
         }
+    }
+
+    /** SQL's unique violation, also where H2 reports it on the next exception of a batch. */
+    private static boolean isUniqueViolation(SQLException failure) {
+        for (SQLException e = failure; e != null; e = e.getNextException()) {
+            if ("23505".equals(e.getSQLState())
+                    || (e.getCause() instanceof SQLException cause && "23505".equals(cause.getSQLState()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static StoredSession session(ResultSet r) throws SQLException {

@@ -11,6 +11,15 @@ public interface CallBook {
     /** The status of the call with this requestId, or null when the session has no decision for it. */
     CallStatus status(String requestId);
 
+    /**
+     * Whether a requestId about to be admitted already has a decision: {@link #status} by default. A book that keeps
+     * its calls in a store may answer from memory alone and leave a second decision to the store's unique key, so that
+     * admitting a new call costs no read of the store.
+     */
+    default boolean decidedBefore(String requestId) {
+        return status(requestId) != null;
+    }
+
     /** The first decision on a requestId: {@code call.admitted} or {@code call.refused}. */
     void decided(String requestId, Receipt decision, String incarnation);
 

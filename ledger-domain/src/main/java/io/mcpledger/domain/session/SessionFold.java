@@ -74,7 +74,7 @@ public final class SessionFold {
             case CALL_ADMITTED -> {
                 requireStatus(state, r, SessionStatus.ACTIVE);
                 String request = requireRequest(r);
-                if (calls.status(request) != null) {
+                if (calls.decidedBefore(request)) {
                     throw new FoldException("request " + request + " is admitted after an earlier decision");
                 }
                 calls.decided(request, r, state.incarnation());
