@@ -33,6 +33,10 @@ import java.util.TreeMap;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -61,7 +65,7 @@ import org.slf4j.LoggerFactory;
 public final class LedgerProjector implements Authority, SessionHistory {
     private static final Logger LOG = LoggerFactory.getLogger(LedgerProjector.class);
     /** How many folded receipts a catch-up or rebuild holds in memory before it flushes. */
-    static final int CATCH_UP_FLUSH = 20_000;
+    static final int CATCH_UP_FLUSH = 50_000;
     /** Entries the catch-up's reader hands over at a time, and chunks it may read ahead. */
     private static final int CHUNK = 1_000;
     private static final int READ_AHEAD = 16;
@@ -186,6 +190,13 @@ public final class LedgerProjector implements Authority, SessionHistory {
         }, "ledger-catch-up-reader");
         reader.setDaemon(true);
         reader.start();
+        // Flushes run beside the fold too, one at a time: the fold waits only when the one before is still writing.
+        ExecutorService flusher = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "ledger-catch-up-flush");
+            t.setDaemon(true);
+            return t;
+        });
+        Future<?> flushing = null;
         try {
             while (true) {
                 List<LogReader.Entry> chunk = take(chunks);
@@ -212,15 +223,32 @@ public final class LedgerProjector implements Authority, SessionHistory {
                 long before = folded;
                 folded += chunk.size();
                 if (before / CATCH_UP_FLUSH != folded / CATCH_UP_FLUSH) {
-                    flush();
+                    awaitFlush(flushing);
+                    flushing = flusher.submit(this::flush);
                 }
                 progress.accept(folded);
             }
+            awaitFlush(flushing);
         } finally {
             reader.interrupt();
+            flusher.shutdown();
         }
         flush();
         return folded;
+    }
+
+    private static void awaitFlush(Future<?> flushing) {
+        if (flushing == null) {
+            return;
+        }
+        try {
+            flushing.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the projections were stored", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        }
     }
 
     private static void put(BlockingQueue<List<LogReader.Entry>> queue, List<LogReader.Entry> chunk) {

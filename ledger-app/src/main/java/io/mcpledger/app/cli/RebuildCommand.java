@@ -48,7 +48,8 @@ public final class RebuildCommand implements Callable<Integer> {
             if (!Files.exists(state.resolve(H2Database.FILE_NAME))) {
                 return fail("the ledger at " + state + " has no log yet (" + H2Database.FILE_NAME + " is missing)");
             }
-            try (H2Database database = H2Database.open(state, 2)) {
+            // The log's reader, the fold's reads of the projections and the flush each hold a connection at once.
+            try (H2Database database = H2Database.open(state, 4)) {
                 LedgerSchema.prepare(database.dataSource(), database.forcedWrites());
                 LedgerLog log = new LedgerLog(database.dataSource());
                 SqlProjectionStore store = new SqlProjectionStore(database.dataSource(), database.forcedWrites());

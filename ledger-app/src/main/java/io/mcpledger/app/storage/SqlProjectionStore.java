@@ -31,7 +31,9 @@ import javax.sql.DataSource;
  *   <li>{@code pending_call}: the admitted calls without an outcome, keyed by decision, indexed by session;</li>
  *   <li>{@code capability_owner} and {@code revoked_principal}.</li>
  * </ul>
- * A flush is one transaction, forced like every commit.
+ * A flush is one transaction. It is not forced on its own: what it stores can be folded again from the log, and the
+ * next forced commit of the log puts it on the disk too. A crash keeps the last flush a force covered, whose position
+ * says where the next start folds from.
  */
 public final class SqlProjectionStore implements ProjectionStore {
     private static final int PAGE = 1_000;
@@ -291,7 +293,6 @@ public final class SqlProjectionStore implements ProjectionStore {
                 c.rollback();
                 throw e;
             }
-            forcedWrites.force();
         } catch (SQLException e) {
             if (isUniqueViolation(e)) {
                 throw new ProjectionConflictException("a call has a second decision in the log (" + e.getMessage()
