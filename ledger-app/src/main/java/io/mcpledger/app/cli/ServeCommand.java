@@ -10,6 +10,7 @@ import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.app.statedir.StateException;
 import io.mcpledger.app.storage.StorageException;
 import io.mcpledger.domain.policy.PolicyDocument;
+import io.mcpledger.query.LedgerProjector;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -53,6 +54,14 @@ public final class ServeCommand implements Callable<Integer> {
             converter = Durations.class, description = "Longest time before a receipt is integrated (default ${DEFAULT-VALUE}).")
     Duration checkpointInterval;
 
+    @Option(names = "--cache-sessions", defaultValue = "${env:LEDGER_CACHE_SESSIONS:-20000}",
+            description = "Session states the projections keep in memory, read or folded last (default ${DEFAULT-VALUE}).")
+    long cacheSessions;
+
+    @Option(names = "--cache-calls", defaultValue = "${env:LEDGER_CACHE_CALLS:-50000}",
+            description = "Call records the projections keep in memory, read or folded last (default ${DEFAULT-VALUE}).")
+    long cacheCalls;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -77,7 +86,7 @@ public final class ServeCommand implements Callable<Integer> {
             return fail(e.getMessage());
         }
         LedgerSettings settings = new LedgerSettings(state, origin, listen, document, idleExpiry, maxActiveSessions,
-                checkpointInterval);
+                checkpointInterval, new LedgerProjector.Caches(cacheSessions, cacheCalls));
         LedgerServer server;
         try {
             server = LedgerServer.start(loadedState, settings, Clock.systemUTC());
@@ -97,10 +106,16 @@ public final class ServeCommand implements Callable<Integer> {
         return LedgerMain.EXIT_OK;
     }
 
-    /** Durations are already positive ({@link Durations} refuses 0); the session cap is the one left to check. */
+    /** Durations are already positive ({@link Durations} refuses 0); the session cap and the caches are left to check. */
     private String checkLimits() {
         if (maxActiveSessions < 1) {
             return "--max-active-sessions must be at least 1, got " + maxActiveSessions;
+        }
+        if (cacheSessions < 0) {
+            return "--cache-sessions must be at least 0, got " + cacheSessions;
+        }
+        if (cacheCalls < 0) {
+            return "--cache-calls must be at least 0, got " + cacheCalls;
         }
         return null;
     }

@@ -124,7 +124,7 @@ public final class LedgerEngine implements AutoCloseable {
             LedgerLog log = new LedgerLog(database.dataSource());
             LedgerProjector projector = LedgerProjector.open(
                     new SqlProjectionStore(database.dataSource(), database.forcedWrites()), log,
-                    settings.idleExpiry(), LedgerProjector.Caches.DEFAULT);
+                    settings.idleExpiry(), settings.caches());
             JdbcTransactionManager transactions =
                     new JdbcTransactionManager(database.dataSource(), database.forcedWrites());
             ReceiptSigner signer = new ReceiptSigner(state.signingKey(), state.origin());

@@ -32,9 +32,17 @@ public final class H2Database implements AutoCloseable {
     /** How often {@link #housekeep()} looks at the file's fill rate. */
     private static final long HOUSEKEEPING_MS = 200;
     /** The share of chunk space that holds live pages, in percent, below which housekeeping rewrites. */
-    static final int TARGET_FILL_RATE = 80;
+    static final int TARGET_FILL_RATE = 90;
     /** Live bytes one housekeeping run rewrites at most, so a run holds H2's store lock a few milliseconds. */
-    private static final int REWRITE_BYTES = 1 << 20;
+    private static final int REWRITE_BYTES = 4 << 20;
+    /**
+     * How long H2 keeps a dead chunk before it may write over it, in milliseconds. H2's default (45 s) guards stores
+     * that are not forced; here the version of the last forced write stays registered until the next one is recorded
+     * ({@link StoreRecovery}), which keeps its chunks whatever this says. With the default a file written at a
+     * thousand receipts a second holds about 45 s of dead chunks beside the live ones, and those chunks are rewritten
+     * less, as they die: measured ~2.9 KB per receipt instead of ~1.1 KB.
+     */
+    static final int RETENTION_MS = 1_000;
     /**
      * WRITE_DELAY=0 writes every commit to the file before the commit returns, from the committing thread: with H2's
      * default of 500 ms a background thread writes later, and a force could then run before that write was issued.
@@ -150,6 +158,7 @@ public final class H2Database implements AutoCloseable {
         }
         try {
             MVStore store = store(pool);
+            store.setRetentionTime(RETENTION_MS);
             StoreRecovery.Marker marker = StoreRecovery.markOpen(dir, fileSystem, forceCommits ? store : null);
             ForcedWrites forcedWrites = forceCommits ? ForcedWrites.by(force(marker)) : ForcedWrites.never();
             return new H2Database(dir, fileSystem, pool, store, marker, recovered, forcedWrites);

@@ -79,4 +79,14 @@ class ServeIT {
         assertThat(LedgerProcess.read(serve.getErrorStream()))
                 .isEqualTo("ledger-app serve: --max-active-sessions must be at least 1, got 0\n");
     }
+
+    @Test
+    void aNegativeCacheSizeIsRefusedAndNothingIsCreated() throws Exception {
+        Process serve = LedgerProcess.run(work, "serve", "--cache-calls", "-1");
+
+        assertThat(serve.exitValue()).isEqualTo(2);
+        assertThat(LedgerProcess.read(serve.getErrorStream()))
+                .isEqualTo("ledger-app serve: --cache-calls must be at least 0, got -1\n");
+        assertThat(work.resolve("state")).doesNotExist();
+    }
 }
