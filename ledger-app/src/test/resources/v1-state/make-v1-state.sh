@@ -1,9 +1,12 @@
 #!/bin/bash
-# Builds a v1 state holding every kind of receipt, with the v1 jar.
+# Builds a v1 state holding every kind of receipt with the v1 jar (version 1's ledger-app jar, built from the commit
+# before the storage rewrite of issue 11), and the digest and bundle v1 gives for it; V1StateUpgradeTest reads them.
+# Usage, from this directory: V1_JAR=/path/to/ledger-app-v1.jar ./make-v1-state.sh   (needs curl, jq, sha256sum)
 set -e
-cd /tmp/v1state
+cd "$(dirname "$0")"
+POLICY="$(cd ../../../../.. && pwd)/docs/examples/pricing-policy.yaml"
 rm -rf state bundle
-java -jar ledger-v1.jar serve --state state --listen 127.0.0.1:4399 --policy /work/main/docs/examples/pricing-policy.yaml --session-idle-expiry 3s > serve.log 2>&1 &
+java -jar "$V1_JAR" serve --state state --listen 127.0.0.1:4399 --policy "$POLICY" --session-idle-expiry 3s > serve.log 2>&1 &
 PID=$!
 for i in $(seq 1 60); do curl -sf 127.0.0.1:4399/health >/dev/null && break; sleep 0.5; done
 L=127.0.0.1:4399
@@ -36,5 +39,5 @@ sleep 2
 curl -s $L/v1/projections/digest -H "$OP" > digest.json
 cat digest.json
 kill $PID; wait $PID || true
-java -jar ledger-v1.jar export --state state --out bundle
-echo "$S1 $S2 $S3" > sessions.txt
+java -jar "$V1_JAR" export --state state --out bundle
+rm -f serve.log
