@@ -29,18 +29,11 @@ public final class H2Database implements AutoCloseable {
     public static final int DEFAULT_POOL_SIZE = 10;
 
     private static final String BASE_NAME = "ledger";
-    /** How often {@link #housekeep()} looks at the file's fill rate. */
-    private static final long HOUSEKEEPING_MS = 200;
-    /** The share of chunk space that holds live pages, in percent, below which housekeeping rewrites. */
-    static final int TARGET_FILL_RATE = 90;
-    /** Live bytes one housekeeping run rewrites at most, so a run holds H2's store lock a few milliseconds. */
-    private static final int REWRITE_BYTES = 4 << 20;
     /**
      * How long H2 keeps a dead chunk before it may write over it, in milliseconds. H2's default (45 s) guards stores
      * that are not forced; here the version of the last forced write stays registered until the next one is recorded
-     * ({@link StoreRecovery}), which keeps its chunks whatever this says. With the default a file written at a
-     * thousand receipts a second holds about 45 s of dead chunks beside the live ones, and those chunks are rewritten
-     * less, as they die: measured ~2.9 KB per receipt instead of ~1.1 KB.
+     * ({@link StoreRecovery}), which keeps its chunks whatever this says. With the default, a file written at a
+     * thousand receipts a second keeps about 45 s of dead chunks beside the live ones ({@link StoreHousekeeping}).
      */
     static final int RETENTION_MS = 1_000;
     /**
@@ -72,27 +65,8 @@ public final class H2Database implements AutoCloseable {
         this.recovered = recovered;
         this.forcedWrites = forcedWrites;
         this.housekeeping = DaemonScheduler.named("ledger-h2-housekeeping");
-        housekeeping.scheduleWithFixedDelay(this::housekeep, HOUSEKEEPING_MS, HOUSEKEEPING_MS, TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * H2 rewrites the live pages of sparse chunks (so their space can be reused) only from its background writer,
-     * which runs only with a write delay, and the ledger cannot have one (see {@link #SETTINGS}). Without it a file
-     * under sustained load keeps every chunk that still holds one live page and grows by several kilobytes per
-     * receipt. This does that part of the background writer's work: below {@link #TARGET_FILL_RATE} it rewrites up to
-     * {@link #REWRITE_BYTES} of live pages, and forces them like any commit.
-     */
-    private void housekeep() {
-        try {
-            if (store.isClosed() || store.getFileStore().getChunksFillRate() >= TARGET_FILL_RATE) {
-                return;
-            }
-            if (store.compact(TARGET_FILL_RATE, REWRITE_BYTES)) {
-                forcedWrites.force();
-            }
-        } catch (SQLException | RuntimeException e) {
-            LOG.warn("H2 housekeeping failed; it is tried again: {}", e.toString());
-        }
+        housekeeping.scheduleWithFixedDelay(new StoreHousekeeping(store, forcedWrites)::run,
+                StoreHousekeeping.INTERVAL_MS, StoreHousekeeping.INTERVAL_MS, TimeUnit.MILLISECONDS);
     }
 
     /** Opens the database with {@link #DEFAULT_POOL_SIZE} connections, creating the file if it is missing. */
