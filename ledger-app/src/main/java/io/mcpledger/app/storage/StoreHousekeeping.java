@@ -31,7 +31,7 @@ final class StoreHousekeeping {
     static final long INTERVAL_MS = 200;
     /** The share of chunk space that holds live pages, in percent, at or above which a run does nothing. */
     static final int TARGET_FILL_RATE = 90;
-    /** Live bytes one run rewrites at most, so a run holds H2's store lock a few milliseconds. */
+    /** Live bytes one run rewrites at most: a run holds H2's store lock, and commits wait for it meanwhile. */
     static final int REWRITE_BYTES = 4 << 20;
 
     private static final Method REWRITE_CHUNKS = method(FileStore.class, "rewriteChunks", int.class, int.class);
