@@ -21,12 +21,10 @@ import io.mcpledger.domain.session.RandomIds;
 import io.mcpledger.domain.session.RequestCall;
 import io.mcpledger.domain.session.SessionAnswer;
 import io.mcpledger.domain.session.SessionIds;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.mcpledger.app.testing.TestIo;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -43,7 +41,6 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -136,7 +133,7 @@ class PowerLossTest {
             loadThenCut(ledger, clients);
             closeQuietly(ledger);
             Path next = work.resolve("cycle-" + cycle);
-            copy(state, next);
+            TestIo.copyTree(state, next);
             PowerCutFileSystem.install();
             state = next;
         }
@@ -288,21 +285,6 @@ class PowerLossTest {
             ledger.close();
         } catch (RuntimeException | AssertionError e) {
             // After a cut every write fails (H2's own assertions among them); closing only has to release the files.
-        }
-    }
-
-    private static void copy(Path from, Path to) {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Path target = to.resolve(from.relativize(file).toString());
-                if (Files.isDirectory(file)) {
-                    Files.createDirectories(target);
-                } else if (!file.getFileName().toString().endsWith(".trace.db")) {
-                    Files.copy(file, target, StandardCopyOption.COPY_ATTRIBUTES);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

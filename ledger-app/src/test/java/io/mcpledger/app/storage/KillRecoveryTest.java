@@ -2,9 +2,6 @@ package io.mcpledger.app.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -13,8 +10,6 @@ import java.sql.Statement;
 import java.util.HashSet;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,34 +30,7 @@ class KillRecoveryTest {
         Random random = new Random(SEED);
         Set<Long> acknowledged = new HashSet<>();
         for (int kill = 1; kill <= KILLS; kill++) {
-            Process writer = new ProcessBuilder(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"),
-                    WriteUntilKilled.class.getName(), state.toAbsolutePath().toString(), "4000")
-                    .redirectError(ProcessBuilder.Redirect.DISCARD)
-                    .start();
-            Set<Long> answered = java.util.Collections.synchronizedSet(new HashSet<>());
-            CountDownLatch ready = new CountDownLatch(1);
-            Thread reader = new Thread(() -> {
-                try (BufferedReader out = new BufferedReader(
-                        new InputStreamReader(writer.getInputStream(), StandardCharsets.UTF_8))) {
-                    for (String line; (line = out.readLine()) != null; ) {
-                        if (line.equals("ready")) {
-                            ready.countDown();
-                        } else if (line.startsWith("acked ")) {
-                            answered.add(Long.parseLong(line.substring(6)));
-                        }
-                    }
-                } catch (Exception e) {
-                    // the process is gone
-                }
-            });
-            reader.start();
-            assertThat(ready.await(120, TimeUnit.SECONDS)).as("the writer started").isTrue();
-            Thread.sleep(500 + random.nextInt(2500));
-            writer.destroyForcibly(); // SIGKILL
-            assertThat(writer.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            reader.join(30_000);
+            Set<Long> answered = WriteUntilKilled.runThenKill(state, 4000, 500, 500 + random.nextInt(2500), 120);
             acknowledged.addAll(answered);
             assertThat(answered).as("rows acknowledged before kill %d", kill).isNotEmpty();
             assertThat(state.resolve(StoreRecovery.MARKER)).exists();

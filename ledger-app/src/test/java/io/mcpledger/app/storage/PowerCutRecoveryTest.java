@@ -2,11 +2,9 @@ package io.mcpledger.app.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.mcpledger.app.testing.TestIo;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -22,7 +20,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,14 +52,14 @@ class PowerCutRecoveryTest {
         for (int cycle = 1; cycle <= CUTS && problems.isEmpty(); cycle++) {
             if (cycle > 1 && System.getProperty("powercut.keep") != null) {
                 // To look into a failure: what each cycle found on the disk, before its recovery.
-                copy(state, Path.of(System.getProperty("powercut.keep"), state.getFileName().toString()));
+                TestIo.copyTree(state, Path.of(System.getProperty("powercut.keep"), state.getFileName().toString()));
             }
             long readBefore = PowerCutFileSystem.bytesRead();
             H2Database db = H2Database.open(state, 4, PowerCutFileSystem.PREFIX, true);
             long read = PowerCutFileSystem.bytesRead() - readBefore;
             long size = Files.size(state.resolve(H2Database.FILE_NAME));
             if (cycle == 1) {
-                create(db, ids);
+                ids.set(WriteUntilKilled.createTable(db, BULK_ROWS, 200));
             } else {
                 if (db.recovered() == null || db.recovered().scannedWholeFile()) {
                     problems.add("cycle " + cycle + ": the open did not recover from the recorded chunk: " + db.recovered());
@@ -90,7 +87,7 @@ class PowerCutRecoveryTest {
                 // After the cut every write fails; closing only releases the files.
             }
             Path next = work.resolve("cycle-" + cycle);
-            copy(state, next);
+            TestIo.copyTree(state, next);
             PowerCutFileSystem.install();
             state = next;
         }
@@ -98,36 +95,8 @@ class PowerCutRecoveryTest {
         assertThat(acknowledged.size()).isGreaterThan(CUTS * 10);
     }
 
-    private static void create(H2Database db, AtomicLong ids) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE t (id BIGINT PRIMARY KEY, w INT, payload VARCHAR(8000))");
-            s.execute("CREATE INDEX t_w ON t (w)");
-            c.commit();
-            try (PreparedStatement insert = c.prepareStatement("INSERT INTO t VALUES (?, ?, ?)")) {
-                String payload = "x".repeat(4000);
-                for (int i = 0; i < BULK_ROWS; i++) {
-                    insert.setLong(1, -1 - i);
-                    insert.setInt(2, i);
-                    insert.setString(3, payload);
-                    insert.executeUpdate();
-                    if (i % 200 == 199) {
-                        c.commit();
-                        db.forcedWrites().force();
-                    }
-                }
-            }
-            c.commit();
-            db.forcedWrites().force();
-        }
-        ids.set(0);
-    }
-
     /** Threads insert a row and rewrite an old one per commit, forced; after 100 to 900 ms the power is cut. */
     private void loadThenCut(H2Database db, AtomicLong ids) throws Exception {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
-            s.execute("SET RETENTION_TIME 1000");
-            c.commit();
-        }
         AtomicBoolean cut = new AtomicBoolean();
         Queue<String> failures = new ConcurrentLinkedQueue<>();
         Queue<Long> answered = new ConcurrentLinkedQueue<>();
@@ -137,18 +106,12 @@ class PowerCutRecoveryTest {
             threads.add(new Thread(() -> {
                 ThreadLocalRandom r = ThreadLocalRandom.current();
                 try (Connection c = db.dataSource().getConnection();
-                     PreparedStatement insert = c.prepareStatement("INSERT INTO t VALUES (?, ?, ?)");
-                     PreparedStatement update = c.prepareStatement("UPDATE t SET w = ?, payload = ? WHERE id = ?")) {
+                     PreparedStatement insert = c.prepareStatement(WriteUntilKilled.INSERT);
+                     PreparedStatement update = c.prepareStatement(WriteUntilKilled.UPDATE)) {
                     while (!cut.get()) {
                         long id = ids.incrementAndGet();
-                        insert.setLong(1, id);
-                        insert.setInt(2, r.nextInt());
-                        insert.setString(3, "row " + id + " " + "y".repeat(r.nextInt(1500)));
-                        insert.executeUpdate();
-                        update.setInt(1, r.nextInt());
-                        update.setString(2, "z".repeat(r.nextInt(4000)));
-                        update.setLong(3, -1 - (THREADS * (long) r.nextInt(BULK_ROWS / THREADS) + own));
-                        update.executeUpdate();
+                        WriteUntilKilled.writeRow(insert, update, id,
+                                -1 - (THREADS * (long) r.nextInt(BULK_ROWS / THREADS) + own));
                         c.commit();
                         db.forcedWrites().force();
                         answered.add(id);
@@ -173,8 +136,9 @@ class PowerCutRecoveryTest {
             thread.join(60_000);
         }
         acknowledged.addAll(answered);
-        // Not a failure of the recovery: with assertions on, H2 2.5.252 sometimes fails a commit after a restart from
-        // an unclean stop (an assertion in CommitDecisionMaker), whichever recovery ran, the scan of the whole file too.
+        // Not a failure of the recovery, so printed, not asserted. With assertions on, H2 2.5.252 sometimes failed a
+        // commit after a restart from an unclean stop (an assertion in CommitDecisionMaker), whichever recovery ran;
+        // the build now runs H2 without them (surefire's argLine in the parent pom), as the ledger does.
         failures.forEach(f -> System.out.println("a commit failed before the cut: " + f));
     }
 
@@ -202,20 +166,5 @@ class PowerCutRecoveryTest {
                     + ", index entries without a row " + onlyIndexed);
         }
         return rows;
-    }
-
-    private static void copy(Path from, Path to) {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Path target = to.resolve(from.relativize(file).toString());
-                if (Files.isDirectory(file)) {
-                    Files.createDirectories(target);
-                } else if (!file.getFileName().toString().endsWith(".trace.db")) {
-                    Files.copy(file, target, StandardCopyOption.COPY_ATTRIBUTES);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -1,18 +1,13 @@
 package io.mcpledger.app.storage;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -41,7 +36,8 @@ public final class RecoveryBenchmark {
         Path state = Path.of(args[1]);
         if (args[0].equals("grow")) {
             Files.createDirectories(state);
-            Set<Long> acknowledged = killMidWrite(state, Integer.parseInt(args[2]) * 256, 3_000);
+            Set<Long> acknowledged = WriteUntilKilled.runThenKill(state, Integer.parseInt(args[2]) * 256, 10, 3_000,
+                    TimeUnit.HOURS.toSeconds(3));
             Files.write(state.resolve("acknowledged"),
                     acknowledged.stream().map(String::valueOf).collect(Collectors.toList()));
             System.out.printf("killed: %d MB, %d rows acknowledged during the load%n",
@@ -68,38 +64,5 @@ public final class RecoveryBenchmark {
                             : "recovery from the recorded chunk" + (db.recovered().layoutRewritten()
                                     ? " (layout rewritten)" : ""), lost, acknowledged.size());
         }
-    }
-
-    /** Runs the writer until {@code loadMs} after it is ready, kills it, and returns the rows it acknowledged. */
-    static Set<Long> killMidWrite(Path state, int rows, long loadMs) throws Exception {
-        Process writer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), WriteUntilKilled.class.getName(),
-                state.toAbsolutePath().toString(), Integer.toString(rows), "10")
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        Set<Long> answered = Collections.synchronizedSet(new HashSet<>());
-        CountDownLatch ready = new CountDownLatch(1);
-        Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(writer.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line; (line = out.readLine()) != null; ) {
-                    if (line.equals("ready")) {
-                        ready.countDown();
-                    } else if (line.startsWith("acked ")) {
-                        answered.add(Long.parseLong(line.substring(6)));
-                    }
-                }
-            } catch (Exception e) {
-                // the process is gone
-            }
-        });
-        reader.start();
-        if (!ready.await(3, TimeUnit.HOURS)) {
-            throw new IllegalStateException("the writer did not start");
-        }
-        Thread.sleep(loadMs);
-        writer.destroyForcibly();
-        writer.waitFor();
-        reader.join();
-        return answered;
     }
 }

@@ -8,8 +8,6 @@ import io.mcpledger.app.engine.LedgerEngine;
 import io.mcpledger.app.engine.LedgerSettings;
 import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.app.testing.TestIo;
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +17,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,22 +75,10 @@ class V1StateUpgradeTest {
         }
     }
 
-    /** The v1 state, copied (a start changes the file), with the modes a state directory needs. */
-    private Path copyV1State() throws IOException, URISyntaxException {
-        Path from = resource("v1-state/state");
+    /** The v1 state, copied: a start changes the file. */
+    private Path copyV1State() throws URISyntaxException {
         Path to = work.resolve("state");
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path f : (Iterable<Path>) files::iterator) {
-                Path target = to.resolve(from.relativize(f).toString());
-                if (Files.isDirectory(f)) {
-                    Files.createDirectories(target);
-                } else {
-                    try (InputStream in = Files.newInputStream(f)) {
-                        Files.copy(in, target);
-                    }
-                }
-            }
-        }
+        TestIo.copyTree(resource("v1-state/state"), to);
         return to;
     }
 

@@ -5,25 +5,24 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.List;
+import java.util.stream.Stream;
 
 /** Files and child-process output for the tests and benchmarks that run the ledger as a process. */
 public final class TestIo {
     private TestIo() {
     }
 
-    /**
-     * Drops the transparency log's tables of a stopped ledger, as if it had died between append and integration:
-     * the events stay, the tree is gone.
-     */
     /** What a command printed and its exit status. */
     public record Run(int exit, String out, String err) {
     }
@@ -38,6 +37,10 @@ public final class TestIo {
         return new Run(exit, out.toString(), err.toString());
     }
 
+    /**
+     * Drops the transparency log's tables of a stopped ledger, as if it had died between append and integration:
+     * the events stay, the tree is gone.
+     */
     public static void dropLogTables(Path state) throws Exception {
         try (H2Database database = H2Database.open(state); Connection c = database.dataSource().getConnection();
              Statement s = c.createStatement()) {
@@ -45,6 +48,22 @@ public final class TestIo {
                 s.execute("DROP TABLE " + table);
             }
             c.commit();
+        }
+    }
+
+    /** Copies a directory and everything below it to {@code to}, keeping the files' attributes. */
+    public static void copyTree(Path from, Path to) {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Path target = to.resolve(from.relativize(file).toString());
+                if (Files.isDirectory(file)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(file, target, StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
