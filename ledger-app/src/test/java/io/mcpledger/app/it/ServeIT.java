@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** {@code serve} through the packaged jar: start, answer, stop on SIGTERM, restart as a replay, refuse bad input. */
 class ServeIT {
@@ -71,22 +73,15 @@ class ServeIT {
         assertThat(work.resolve("state")).doesNotExist();
     }
 
-    @Test
-    void aBadFlagIsOneLineAndExit2() throws Exception {
-        Process serve = LedgerProcess.run(work, "serve", "--max-active-sessions", "0");
+    @ParameterizedTest
+    @CsvSource({"--max-active-sessions, 0, must be at least 1", "--cache-calls, -1, must be at least 0",
+            "--cache-sessions, -1, must be at least 0"})
+    void aBadLimitIsOneLineAndExit2AndCreatesNothing(String flag, String value, String rule) throws Exception {
+        Process serve = LedgerProcess.run(work, "serve", flag, value);
 
         assertThat(serve.exitValue()).isEqualTo(2);
         assertThat(LedgerProcess.read(serve.getErrorStream()))
-                .isEqualTo("ledger-app serve: --max-active-sessions must be at least 1, got 0\n");
-    }
-
-    @Test
-    void aNegativeCacheSizeIsRefusedAndNothingIsCreated() throws Exception {
-        Process serve = LedgerProcess.run(work, "serve", "--cache-calls", "-1");
-
-        assertThat(serve.exitValue()).isEqualTo(2);
-        assertThat(LedgerProcess.read(serve.getErrorStream()))
-                .isEqualTo("ledger-app serve: --cache-calls must be at least 0, got -1\n");
+                .isEqualTo("ledger-app serve: " + flag + " " + rule + ", got " + value + "\n");
         assertThat(work.resolve("state")).doesNotExist();
     }
 }
