@@ -396,9 +396,12 @@ public final class LedgerEngine implements AutoCloseable {
         }
         try {
             commandBus.close();
-            if (started.isDone() && !started.isCompletedExceptionally()) {
+            // After a failed write the store refuses changes (and a statement can hang in H2): nothing more to store.
+            if (started.isDone() && !started.isCompletedExceptionally() && !database.failed()) {
                 integrateQuietly();
-                flushQuietly();
+                if (!database.failed()) {
+                    flushQuietly();
+                }
             }
             axon.shutdown();
         } finally {

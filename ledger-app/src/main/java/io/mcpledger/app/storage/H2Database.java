@@ -11,6 +11,7 @@ import java.sql.Statement;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.h2.api.ErrorCode;
 import org.h2.engine.SessionLocal;
@@ -47,7 +48,8 @@ public final class H2Database implements AutoCloseable {
 
     private final Path stateDirectory;
     private final String fileSystem;
-    private final HikariDataSource dataSource;
+    private final HikariDataSource pool;
+    private final DataSource dataSource;
     private final MVStore store;
     private final StoreRecovery.Marker marker;
     private final StoreRecovery.Recovered recovered;
@@ -55,10 +57,11 @@ public final class H2Database implements AutoCloseable {
     private final ScheduledExecutorService housekeeping;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private H2Database(Path stateDirectory, String fileSystem, HikariDataSource dataSource, MVStore store,
-            StoreRecovery.Marker marker, StoreRecovery.Recovered recovered, ForcedWrites forcedWrites) {
+    private H2Database(Path stateDirectory, String fileSystem, HikariDataSource pool, DataSource dataSource,
+            MVStore store, StoreRecovery.Marker marker, StoreRecovery.Recovered recovered, ForcedWrites forcedWrites) {
         this.stateDirectory = stateDirectory;
         this.fileSystem = fileSystem;
+        this.pool = pool;
         this.dataSource = dataSource;
         this.store = store;
         this.marker = marker;
@@ -133,9 +136,13 @@ public final class H2Database implements AutoCloseable {
         try {
             MVStore store = store(pool);
             store.setRetentionTime(RETENTION_MS);
-            StoreRecovery.Marker marker = StoreRecovery.markOpen(dir, fileSystem, forceCommits ? store : null);
+            Supplier<String> failure = () -> store.getPanicException() == null ? null
+                    : store.getPanicException().getMessage();
+            StoreGate gate = new StoreGate(failure);
+            StoreRecovery.Marker marker = StoreRecovery.markOpen(dir, fileSystem, forceCommits ? store : null, gate);
             ForcedWrites forcedWrites = forceCommits ? ForcedWrites.by(force(marker)) : ForcedWrites.never();
-            return new H2Database(dir, fileSystem, pool, store, marker, recovered, forcedWrites);
+            return new H2Database(dir, fileSystem, pool, new GatedDataSource(pool, gate, failure), store, marker,
+                    recovered, forcedWrites);
         } catch (StorageException | RuntimeException e) {
             pool.close();
             throw e;
@@ -190,7 +197,10 @@ public final class H2Database implements AutoCloseable {
         return (newline < 0 ? message : message.substring(0, newline)).strip();
     }
 
-    /** The pool; its connections start with auto-commit off. */
+    /**
+     * The pool; its connections start with auto-commit off, and their calls that can change the store pass the gate
+     * of the forced writes ({@link StoreGate}).
+     */
     public DataSource dataSource() {
         return dataSource;
     }
@@ -198,6 +208,23 @@ public final class H2Database implements AutoCloseable {
     /** What puts this database's commits on stable storage. */
     public ForcedWrites forcedWrites() {
         return forcedWrites;
+    }
+
+    private void stopHousekeeping() {
+        housekeeping.shutdown();
+        try {
+            housekeeping.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * True once H2's store has failed to write (it then refuses every change) or a force has failed: nothing more can
+     * be stored until a restart, and a close stores nothing more.
+     */
+    public boolean failed() {
+        return store.getPanicException() != null || forcedWrites.failure().isPresent();
     }
 
     /** How this open recovered from an unclean stop, or null when the last close was clean. */
@@ -220,12 +247,18 @@ public final class H2Database implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        housekeeping.shutdown();
-        try {
-            housekeeping.awaitTermination(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (failed()) {
+            LOG.warn("H2's store had failed to write ({}); the next start recovers from what is on the disk",
+                    store.getPanicException() != null ? store.getPanicException().getMessage()
+                            : forcedWrites.failure().orElse(""));
+            // The record of the last forced write stays for that recovery. Housekeeping goes on meanwhile: it frees
+            // the rollbacks of the closing connections if H2 spins in them.
+            marker.abandon();
+            pool.close();
+            stopHousekeeping();
+            return;
         }
+        stopHousekeeping();
         try {
             marker.close();
         } catch (IOException e) {
@@ -239,17 +272,17 @@ public final class H2Database implements AutoCloseable {
             shutDown = true;
         } catch (SQLException | RuntimeException e) {
             if (!shutDown) {
-                LOG.warn("H2 did not shut down cleanly ({}); the next start scans the file to recover", e.getMessage());
+                LOG.warn("H2 did not shut down cleanly ({}); the next start recovers", e.getMessage());
             }
         } finally {
-            dataSource.close();
+            pool.close();
         }
         // H2 answers SHUTDOWN even when its store could not write its clean header (a disk error, or a power cut
         // under a test): only a header that says so, read back after a force, makes the next start skip recovery.
         boolean clean = shutDown && store.getPanicException() == null && forcedWrites.failure().isEmpty()
                 && StoreRecovery.closedCleanly(fileSystem + file());
         if (shutDown && !clean) {
-            LOG.warn("H2 shut down, but its store had failed to write ({}); the next start scans the file to recover",
+            LOG.warn("H2 shut down, but its store had failed to write ({}); the next start recovers",
                     store.getPanicException() != null ? store.getPanicException().getMessage()
                             : forcedWrites.failure().orElse("its header does not say it closed cleanly"));
         }
@@ -257,7 +290,7 @@ public final class H2Database implements AutoCloseable {
             try {
                 StoreRecovery.markClosed(stateDirectory);
             } catch (IOException e) {
-                LOG.warn("Cannot record the clean close of {} ({}); the next start scans the file to recover",
+                LOG.warn("Cannot record the clean close of {} ({}); the next start recovers",
                         file(), e.getMessage());
             }
         }

@@ -1,5 +1,6 @@
 package io.mcpledger.app.storage;
 
+import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.sql.SQLException;
@@ -24,6 +25,8 @@ import org.slf4j.LoggerFactory;
  * rewrote old chunks that were almost entirely live, and the file stayed at about half live data (measured: 1.6 to
  * 1.8 KB per receipt instead of 1.2, and a higher latency from the extra writing). Internal API, pinned with H2's
  * version like {@link StoreRecovery}: a missing method fails the class's initialization, so the first open says so.
+ *
+ * <p>Once the store has failed to write, a run only {@link #unstick}s the statements H2 would spin in.
  */
 final class StoreHousekeeping {
     private static final Logger LOG = LoggerFactory.getLogger(StoreHousekeeping.class);
@@ -36,6 +39,8 @@ final class StoreHousekeeping {
 
     private static final Method REWRITE_CHUNKS = method(FileStore.class, "rewriteChunks", int.class, int.class);
     private static final Method UNDER_STORE_LOCK = method(MVStore.class, "tryExecuteUnderStoreLock", Callable.class);
+    private static final Field CURRENT_TX_COUNTER = field(MVStore.class, "currentTxCounter");
+    private static final Field TX_COUNTER_COUNT = field(MVStore.TxCounter.class, "counter");
 
     private final MVStore store;
     private final ForcedWrites forcedWrites;
@@ -48,6 +53,10 @@ final class StoreHousekeeping {
     /** One run; failures are logged and the next run tries again. */
     void run() {
         try {
+            if (store.getPanicException() != null) {
+                unstick(store);
+                return;
+            }
             if (store.isClosed()) {
                 return;
             }
@@ -71,6 +80,32 @@ final class StoreHousekeeping {
             LOG.warn("H2 housekeeping failed; it is tried again: {}", e.getCause().toString());
         } catch (IllegalAccessException | SQLException | RuntimeException e) {
             LOG.warn("H2 housekeeping failed; it is tried again: {}", e.toString());
+        }
+    }
+
+    /**
+     * After its store failed to write, H2 2.5.252 can leave every later statement spinning for ever: a commit whose
+     * write fails has already given back its transaction's use of the current version (Transaction.closeIt), the
+     * rollback that follows gives it back again (releaseSnapshot), the current version's use count goes below zero,
+     * and no new version ever comes to replace it, so MVStore.registerVersionUsage, at the start of every statement,
+     * loops. Setting the count back to zero lets those statements go on and fail as they should ("database closed").
+     * Nothing is written after a failure; this only frees the threads. Internal API, pinned with H2's version.
+     */
+    static void unstick(MVStore store) throws IllegalAccessException {
+        Object current = CURRENT_TX_COUNTER.get(store);
+        if (current != null && TX_COUNTER_COUNT.getInt(current) < 0) {
+            TX_COUNTER_COUNT.setInt(current, 0);
+        }
+    }
+
+    private static Field field(Class<?> type, String name) {
+        try {
+            Field field = type.getDeclaredField(name);
+            field.setAccessible(true);
+            return field;
+        } catch (NoSuchFieldException e) {
+            throw new ExceptionInInitializerError("H2's " + type.getSimpleName() + " has no field " + name
+                    + ": not the pinned H2 version");
         }
     }
 

@@ -45,6 +45,8 @@ import org.h2.store.fs.FilePath;
  * <p>So the ledger records where the newest forced chunk is. The marker file {@code ledger.running} exists from the
  * open to the end of a clean close; after every forced write, before it is answered, {@link Marker#force} writes the
  * id, block, length and version of the newest chunk written before the force into the marker, and forces the marker.
+ * That chunk is taken while no call changes the store ({@link StoreGate}): H2 takes a version map by map while other
+ * threads go on writing, and a version taken otherwise may hold part of a transaction, which H2 would open as it is.
  * A recovery opens exactly that chunk's version ({@link RecordedVersionStore}), writes H2's layout without the chunks
  * that version no longer needs, and closes it, which leaves a clean store header; H2 then opens it as after a clean
  * close. That version holds every acknowledged commit: a commit is answered only after a force that started after it,
@@ -441,10 +443,12 @@ final class StoreRecovery {
 
     /**
      * Records, on stable storage, that a process has the database open. With a {@code store}, forces it once and
-     * records its newest chunk; the returned marker then records the newest chunk after every force. The marker is
-     * written through the same H2 file system as the store, {@code fileSystem}.
+     * records its newest chunk; the returned marker then records the newest chunk after every force, taken inside
+     * {@code gate}'s exclusive section. The marker is written through the same H2 file system as the store, {@code
+     * fileSystem}.
      */
-    static Marker markOpen(Path stateDirectory, String fileSystem, MVStore store) throws StorageException {
+    static Marker markOpen(Path stateDirectory, String fileSystem, MVStore store, StoreGate gate)
+            throws StorageException {
         Path path = stateDirectory.resolve(MARKER);
         FileChannel file = null;
         try {
@@ -456,7 +460,7 @@ final class StoreRecovery {
             file = FilePath.get(fileSystem + path).open("rw");
             file.force(true);
             forceDirectory(stateDirectory);
-            Marker marker = new Marker(file, store);
+            Marker marker = new Marker(file, store, gate);
             if (store != null) {
                 marker.force();
             }
@@ -506,27 +510,36 @@ final class StoreRecovery {
     static final class Marker {
         private final FileChannel file;
         private final MVStore store;
+        private final StoreGate gate;
         private ForcedChunk recorded;
         private long sequence;
         /** The version usage that keeps the recorded chunk's version whole on the disk; released once a newer one is. */
         private MVStore.TxCounter pin;
         private boolean closed;
 
-        private Marker(FileChannel file, MVStore store) {
+        private Marker(FileChannel file, MVStore store, StoreGate gate) {
             this.file = file;
             this.store = store;
+            this.gate = gate;
         }
 
         /**
-         * A forced write that a recovery can find: writes what the store holds unwritten, forces the file, then
-         * records the newest chunk written before the force and forces the marker. The version current before the
-         * write stays registered (so H2 overwrites none of the chunks the recorded version needs) until a newer record
-         * is on the disk.
+         * A forced write that a recovery can find: writes what the store holds unwritten and takes the newest chunk,
+         * while no call changes the store ({@link StoreGate}), so that the recorded version holds no transaction in
+         * part; then forces the file, records that chunk and forces the marker. The version current before the write
+         * stays registered (so H2 overwrites none of the chunks the recorded version needs) until a newer record is on
+         * the disk.
          */
         synchronized void force() throws IOException {
             MVStore.TxCounter next = store.registerVersionUsage();
-            store.commit();
-            ForcedChunk newest = newestChunk(store, sequence + 1);
+            ForcedChunk newest = gate.exclusive(() -> {
+                // A store running when this began (housekeeping's) may have taken the maps before the last calls
+                // changed them; what it missed is unsaved, and written here.
+                for (int i = 0; i < 3 && (i == 0 || store.hasUnsavedChanges()); i++) {
+                    store.commit();
+                }
+                return newestChunk(store, sequence + 1);
+            });
             store.sync();
             if (closed || newest == null || newest.sameChunk(recorded)) {
                 store.deregisterVersionUsage(next);
@@ -558,6 +571,22 @@ final class StoreRecovery {
                 }
                 pin = null;
                 file.close();
+            }
+        }
+
+        /**
+         * After the store failed to write: closes the marker as it is, keeping the record of the last forced write
+         * for the recovery at the next start.
+         */
+        synchronized void abandon() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                file.close();
+            } catch (IOException e) {
+                // Its record was forced when written; nothing in the channel is pending.
             }
         }
     }

@@ -40,7 +40,7 @@ class StoreRecoveryTest {
     void aForceRecordsTheNewestChunkInTheMarker() throws Exception {
         MVStore store = open();
         store.openMap("data").put(0, "zero");
-        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store);
+        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store, new StoreGate(() -> null));
         StoreRecovery.ForcedChunk first = StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER));
         MVMap<Integer, String> map = store.openMap("data");
         map.put(1, "one");
@@ -62,7 +62,7 @@ class StoreRecoveryTest {
     @Test
     void aTornRecordLeavesTheOneBefore() throws Exception {
         MVStore store = open();
-        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store);
+        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store, new StoreGate(() -> null));
         store.openMap("data").put(1, "one");
         marker.force();
         StoreRecovery.ForcedChunk before = StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER));
@@ -92,7 +92,7 @@ class StoreRecoveryTest {
     void theRecoveryOpensTheRecordedVersionWholeWhateverCameAfterIt() throws Exception {
         MVStore store = open();
         store.setRetentionTime(0);
-        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store);
+        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store, new StoreGate(() -> null));
         MVMap<Integer, String> map = store.openMap("data");
         for (int i = 0; i < 2_000; i++) {
             map.put(i, "v1-" + i + "-" + "x".repeat(1000));
@@ -139,7 +139,7 @@ class StoreRecoveryTest {
     void chunksThatWereDeadInTheRecordedVersionMayBeOverwrittenAfterIt() throws Exception {
         MVStore store = open();
         store.setRetentionTime(300);
-        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store);
+        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store, new StoreGate(() -> null));
         MVMap<Integer, String> map = store.openMap("data");
         for (int round = 0; round < 3; round++) {
             for (int i = 0; i < 300; i++) {
