@@ -25,9 +25,6 @@ import io.mcpledger.app.testing.TestIo;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -113,9 +110,10 @@ class PowerLossTest {
             LoadedState loaded = new StateDirectory(state).load(null);
             LedgerEngine ledger;
             try {
+                // H2Database keeps dead chunks 1 s, so the cycles write chunks into reused space, mispredict where
+                // the next chunk goes, and tear chunks at the end of the file, as a ledger under load does.
                 H2Database database = H2Database.open(state, H2Database.DEFAULT_POOL_SIZE, PowerCutFileSystem.PREFIX,
                         forceCommits);
-                reuseFreedSpaceSoon(database);
                 ledger = LedgerEngine.start(loaded, RestartIsReplayTest.settings(state, policy), Clock.systemUTC(),
                         database);
             } catch (Exception e) {
@@ -143,18 +141,6 @@ class PowerLossTest {
             return check(ledger, loaded);
         } catch (Exception e) {
             return List.of("the ledger cannot restart from what reached the disk: " + e);
-        }
-    }
-
-    /**
-     * H2 reuses the space of a dead chunk only after its retention time (45 s), longer than this test's cycles; one
-     * second makes the cycles write chunks into reused space, mispredict where the next chunk goes, and tear chunks at
-     * the end of the file, as a ledger under load for a long time does (the recovery scan exists for that case).
-     */
-    private static void reuseFreedSpaceSoon(H2Database database) throws SQLException {
-        try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
-            s.execute("SET RETENTION_TIME 1000");
-            c.commit();
         }
     }
 
