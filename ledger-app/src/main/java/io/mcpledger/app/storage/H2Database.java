@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -224,7 +225,13 @@ public final class H2Database implements AutoCloseable {
      * be stored until a restart, and a close stores nothing more.
      */
     public boolean failed() {
-        return store.getPanicException() != null || forcedWrites.failure().isPresent();
+        return failure().isPresent();
+    }
+
+    /** Why nothing more can be stored ({@link #failed}): H2's own failure to write, else the failed force's. */
+    private Optional<String> failure() {
+        return store.getPanicException() != null ? Optional.of(String.valueOf(store.getPanicException().getMessage()))
+                : forcedWrites.failure();
     }
 
     /** How this open recovered from an unclean stop, or null when the last close was clean. */
@@ -247,10 +254,9 @@ public final class H2Database implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        if (failed()) {
-            LOG.warn("H2's store had failed to write ({}); the next start recovers from what is on the disk",
-                    store.getPanicException() != null ? store.getPanicException().getMessage()
-                            : forcedWrites.failure().orElse(""));
+        Optional<String> failure = failure();
+        if (failure.isPresent()) {
+            LOG.warn("Writes had failed ({}); the next start recovers from what is on the disk", failure.get());
             // The record of the last forced write stays for that recovery. Housekeeping goes on meanwhile: it frees
             // the rollbacks of the closing connections if H2 spins in them.
             marker.abandon();
@@ -279,12 +285,10 @@ public final class H2Database implements AutoCloseable {
         }
         // H2 answers SHUTDOWN even when its store could not write its clean header (a disk error, or a power cut
         // under a test): only a header that says so, read back after a force, makes the next start skip recovery.
-        boolean clean = shutDown && store.getPanicException() == null && forcedWrites.failure().isEmpty()
-                && StoreRecovery.closedCleanly(fileSystem + file());
+        boolean clean = shutDown && !failed() && StoreRecovery.closedCleanly(fileSystem + file());
         if (shutDown && !clean) {
             LOG.warn("H2 shut down, but its store had failed to write ({}); the next start recovers",
-                    store.getPanicException() != null ? store.getPanicException().getMessage()
-                            : forcedWrites.failure().orElse("its header does not say it closed cleanly"));
+                    failure().orElse("its header does not say it closed cleanly"));
         }
         if (clean) {
             try {

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * the store's lock): the public {@code MVStore.compact(targetFillRate, write)} passes a chunk fill limit of 100, so it
  * rewrote old chunks that were almost entirely live, and the file stayed at about half live data (measured: 1.6 to
  * 1.8 KB per receipt instead of 1.2, and a higher latency from the extra writing). Internal API, pinned with H2's
- * version like {@link StoreRecovery}: a missing method fails the class's initialization, so the first open says so.
+ * version like {@link StoreRecovery} ({@link H2Internals}).
  *
  * <p>Once the store has failed to write, a run only {@link #unstick}s the statements H2 would spin in.
  */
@@ -37,10 +37,12 @@ final class StoreHousekeeping {
     /** Live bytes one run rewrites at most: a run holds H2's store lock, and commits wait for it meanwhile. */
     static final int REWRITE_BYTES = 4 << 20;
 
-    private static final Method REWRITE_CHUNKS = method(FileStore.class, "rewriteChunks", int.class, int.class);
-    private static final Method UNDER_STORE_LOCK = method(MVStore.class, "tryExecuteUnderStoreLock", Callable.class);
-    private static final Field CURRENT_TX_COUNTER = field(MVStore.class, "currentTxCounter");
-    private static final Field TX_COUNTER_COUNT = field(MVStore.TxCounter.class, "counter");
+    private static final Method REWRITE_CHUNKS =
+            H2Internals.method(FileStore.class, "rewriteChunks", int.class, int.class);
+    private static final Method UNDER_STORE_LOCK =
+            H2Internals.method(MVStore.class, "tryExecuteUnderStoreLock", Callable.class);
+    private static final Field CURRENT_TX_COUNTER = H2Internals.field(MVStore.class, "currentTxCounter");
+    private static final Field TX_COUNTER_COUNT = H2Internals.field(MVStore.TxCounter.class, "counter");
 
     private final MVStore store;
     private final ForcedWrites forcedWrites;
@@ -95,28 +97,6 @@ final class StoreHousekeeping {
         Object current = CURRENT_TX_COUNTER.get(store);
         if (current != null && TX_COUNTER_COUNT.getInt(current) < 0) {
             TX_COUNTER_COUNT.setInt(current, 0);
-        }
-    }
-
-    private static Field field(Class<?> type, String name) {
-        try {
-            Field field = type.getDeclaredField(name);
-            field.setAccessible(true);
-            return field;
-        } catch (NoSuchFieldException e) {
-            throw new ExceptionInInitializerError("H2's " + type.getSimpleName() + " has no field " + name
-                    + ": not the pinned H2 version");
-        }
-    }
-
-    private static Method method(Class<?> type, String name, Class<?>... parameters) {
-        try {
-            Method method = type.getDeclaredMethod(name, parameters);
-            method.setAccessible(true);
-            return method;
-        } catch (NoSuchMethodException e) {
-            throw new ExceptionInInitializerError("H2's " + type.getSimpleName() + " has no method " + name
-                    + ": not the pinned H2 version");
         }
     }
 }

@@ -67,7 +67,7 @@ final class StoreRecovery {
     static final String MARKER = "ledger.running";
     /** H2's block size (FileStore.BLOCK_SIZE), and the size of one record slot in the marker. */
     private static final int BLOCK = 4096;
-    private static final Field LAST_CHUNK = field("lastChunk");
+    private static final Field LAST_CHUNK = H2Internals.field(FileStore.class, "lastChunk");
 
     private StoreRecovery() {
     }
@@ -258,7 +258,7 @@ final class StoreRecovery {
         private static final int CHECKED = 20;
         /** Ids looked up below the recorded one before the probe gives up (and the layout is read whole). */
         private static final int PROBES = 100_000;
-        private static final Field LAYOUT = field("layout");
+        private static final Field LAYOUT = H2Internals.field(FileStore.class, "layout");
         private final ForcedChunk forced;
         private final boolean probe;
         /** The store header, naming the recorded chunk. */
@@ -598,17 +598,6 @@ final class StoreRecovery {
             return chunk == null ? null : new ForcedChunk(sequence, chunk.id, chunk.block, chunk.len, chunk.version);
         } catch (IllegalAccessException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    /** A field of H2's FileStore (internal API, pinned with H2's version). */
-    private static Field field(String name) {
-        try {
-            Field field = FileStore.class.getDeclaredField(name);
-            field.setAccessible(true);
-            return field;
-        } catch (NoSuchFieldException e) {
-            throw new ExceptionInInitializerError("H2's FileStore has no field " + name + ": not the pinned H2 version");
         }
     }
 

@@ -21,7 +21,6 @@ import io.mcpledger.domain.session.RandomIds;
 import io.mcpledger.domain.session.RequestCall;
 import io.mcpledger.domain.session.SessionAnswer;
 import io.mcpledger.domain.session.SessionIds;
-import io.mcpledger.app.testing.TestIo;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -130,10 +129,7 @@ class PowerLossTest {
             }
             loadThenCut(ledger, clients);
             closeQuietly(ledger);
-            Path next = work.resolve("cycle-" + cycle);
-            TestIo.copyTree(state, next);
-            PowerCutFileSystem.install();
-            state = next;
+            state = PowerCutFileSystem.restart(state, work.resolve("cycle-" + cycle));
         }
         LoadedState loaded = new StateDirectory(state).load(null);
         try (LedgerEngine ledger = LedgerEngine.start(loaded, RestartIsReplayTest.settings(state, policy),

@@ -1,10 +1,12 @@
 package io.mcpledger.app.storage;
 
+import io.mcpledger.app.testing.TestIo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -56,6 +58,17 @@ public final class PowerCutFileSystem extends FilePathWrapper {
         for (PowerCutChannel channel : OPEN) {
             channel.persistAll();
         }
+    }
+
+    /**
+     * The machine comes back: what reached the disk of {@code state} is copied to {@code next}, on which the next cycle
+     * starts (the dead process's files, still open, keep failing), and power is restored for files opened from now on.
+     * Returns {@code next}.
+     */
+    public static Path restart(Path state, Path next) throws IOException {
+        TestIo.copyTree(state, next);
+        install();
+        return next;
     }
 
     /** True from a {@link #cut} until the next {@link #install}. */

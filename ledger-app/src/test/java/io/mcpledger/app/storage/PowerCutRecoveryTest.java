@@ -87,10 +87,7 @@ class PowerCutRecoveryTest {
             } catch (RuntimeException | AssertionError e) {
                 // After the cut every write fails; closing only releases the files.
             }
-            Path next = work.resolve("cycle-" + cycle);
-            TestIo.copyTree(state, next);
-            PowerCutFileSystem.install();
-            state = next;
+            state = PowerCutFileSystem.restart(state, work.resolve("cycle-" + cycle));
         }
         assertThat(problems).as("seed %d", SEED).isEmpty();
         assertThat(acknowledged.size()).isGreaterThan(CUTS * 10);

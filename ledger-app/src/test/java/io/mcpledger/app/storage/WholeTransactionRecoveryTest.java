@@ -2,7 +2,6 @@ package io.mcpledger.app.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.mcpledger.app.testing.TestIo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -59,10 +58,7 @@ class WholeTransactionRecoveryTest {
             } catch (RuntimeException | AssertionError e) {
                 // After the kill every write fails; closing only releases the files.
             }
-            Path next = work.resolve("cycle-" + cycle);
-            TestIo.copyTree(state, next);
-            PowerCutFileSystem.install();
-            state = next;
+            state = PowerCutFileSystem.restart(state, work.resolve("cycle-" + cycle));
         }
         if (problems.isEmpty()) {
             try (H2Database db = H2Database.open(state, 2, PowerCutFileSystem.PREFIX, true)) {
