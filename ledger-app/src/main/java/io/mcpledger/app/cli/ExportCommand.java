@@ -1,6 +1,7 @@
 package io.mcpledger.app.cli;
 
 import io.mcpledger.app.LedgerMain;
+import io.mcpledger.app.engine.LedgerSettings;
 import io.mcpledger.app.log.Bundle;
 import io.mcpledger.app.log.LogSequencer;
 import io.mcpledger.app.statedir.LoadedState;
@@ -54,7 +55,8 @@ public final class ExportCommand implements Callable<Integer> {
             try (H2Database database = H2Database.open(state, 2)) {
                 LedgerSchema.prepare(database.dataSource(), database.forcedWrites());
                 LogSequencer log = LogSequencer.open(database.dataSource(), new LedgerLog(database.dataSource()),
-                        database.forcedWrites(), loaded.signingKey(), loaded.origin());
+                        database.forcedWrites(), loaded.signingKey(), loaded.origin(),
+                        LedgerSettings.StoreCaches.DEFAULT_TILES);
                 integrated = log.integrate();
                 entries = writeThenMove(log, loaded);
             }

@@ -62,6 +62,17 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Call records the projections keep in memory, read or folded last (default ${DEFAULT-VALUE}).")
     long cacheCalls;
 
+    @Option(names = "--cache-tiles", defaultValue = "${env:LEDGER_CACHE_TILES:-"
+            + LedgerSettings.StoreCaches.DEFAULT_TILES + "}",
+            description = "Tiles of the transparency log (8 KiB each) kept in memory, read or written last"
+                    + " (default ${DEFAULT-VALUE}).")
+    int cacheTiles;
+
+    @Option(names = "--store-cache-mb", defaultValue = "${env:LEDGER_STORE_CACHE_MB:-"
+            + LedgerSettings.StoreCaches.DEFAULT_PAGE_MEGABYTES + "}",
+            description = "Megabytes of the store's pages kept in memory (default ${DEFAULT-VALUE}).")
+    int storeCacheMb;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -86,7 +97,8 @@ public final class ServeCommand implements Callable<Integer> {
             return fail(e.getMessage());
         }
         LedgerSettings settings = new LedgerSettings(state, origin, listen, document, idleExpiry, maxActiveSessions,
-                checkpointInterval, new LedgerProjector.Caches(cacheSessions, cacheCalls));
+                checkpointInterval, new LedgerProjector.Caches(cacheSessions, cacheCalls),
+                new LedgerSettings.StoreCaches(storeCacheMb, cacheTiles));
         LedgerServer server;
         try {
             server = LedgerServer.start(loadedState, settings, Clock.systemUTC());
@@ -116,6 +128,12 @@ public final class ServeCommand implements Callable<Integer> {
         }
         if (cacheCalls < 0) {
             return "--cache-calls must be at least 0, got " + cacheCalls;
+        }
+        if (cacheTiles < 0) {
+            return "--cache-tiles must be at least 0, got " + cacheTiles;
+        }
+        if (storeCacheMb < 1) {
+            return "--store-cache-mb must be at least 1, got " + storeCacheMb;
         }
         return null;
     }

@@ -120,6 +120,7 @@ public final class LedgerEngine implements AutoCloseable {
             throws StorageException {
         LedgerEngine engine;
         try {
+            database.pageCache(settings.storeCaches().pageMegabytes());
             LedgerSchema.prepare(database.dataSource(), database.forcedWrites());
             LedgerLog log = new LedgerLog(database.dataSource());
             LedgerProjector projector = LedgerProjector.open(
@@ -131,7 +132,7 @@ public final class LedgerEngine implements AutoCloseable {
             LedgerContext context = new LedgerContext(signer, projector, settings.idleExpiry(), new RandomIds(),
                     projector);
             LogSequencer sequencer = LogSequencer.open(database.dataSource(), log, database.forcedWrites(),
-                    state.signingKey(), state.origin());
+                    state.signingKey(), state.origin(), settings.storeCaches().tiles());
             GroupCommitCommandBus commandBus = new GroupCommitCommandBus(transactions, AxonSetup.COMMAND_WORKERS);
             Configuration axon;
             try {

@@ -9,15 +9,26 @@ import java.time.Duration;
 /**
  * What {@code serve} was asked to run: the state directory, the origin it must have (null: whatever it
  * was created with), the policy to activate (null: keep the active one), the service limits and the sizes of the
- * projections' caches.
+ * projections' and the store's caches.
  */
 public record LedgerSettings(Path stateDirectory, String origin, HostPort listen, PolicyDocument policy,
                              Duration idleExpiry, int maxActiveSessions, Duration checkpointInterval,
-                             LedgerProjector.Caches caches) {
+                             LedgerProjector.Caches caches, StoreCaches storeCaches) {
+    /**
+     * The store's caches: megabytes of H2's pages, and the transparency log's tiles (8 KiB each) kept after they were
+     * read or written.
+     */
+    public record StoreCaches(int pageMegabytes, int tiles) {
+        /** H2's own default for its pages (16 MB); tiles for every level-0 tile of a million entries (32 MiB). */
+        public static final int DEFAULT_PAGE_MEGABYTES = 16;
+        public static final int DEFAULT_TILES = 4_096;
+        public static final StoreCaches DEFAULT = new StoreCaches(DEFAULT_PAGE_MEGABYTES, DEFAULT_TILES);
+    }
+
     /** With the default cache sizes. */
     public LedgerSettings(Path stateDirectory, String origin, HostPort listen, PolicyDocument policy,
             Duration idleExpiry, int maxActiveSessions, Duration checkpointInterval) {
         this(stateDirectory, origin, listen, policy, idleExpiry, maxActiveSessions, checkpointInterval,
-                LedgerProjector.Caches.DEFAULT);
+                LedgerProjector.Caches.DEFAULT, StoreCaches.DEFAULT);
     }
 }

@@ -53,13 +53,14 @@ public final class LogSequencer {
     private CompactRange range;
     private volatile Published latest;
 
-    private LogSequencer(DataSource database, LedgerLog log, ForcedWrites forcedWrites, SigningKey key, String origin) {
+    private LogSequencer(DataSource database, LedgerLog log, ForcedWrites forcedWrites, SigningKey key, String origin,
+            int cachedTiles) {
         this.database = database;
         this.log = log;
         this.forcedWrites = forcedWrites;
         this.key = key;
         this.origin = origin;
-        this.tiles = new Tiles(database);
+        this.tiles = new Tiles(database, cachedTiles);
         try {
             this.verifierKey = VerifierKey.of(origin, key.publicKey());
         } catch (InvalidKeyException e) {
@@ -74,8 +75,8 @@ public final class LogSequencer {
      * checkpoint. Integrates nothing; call {@link #integrate}.
      */
     public static LogSequencer open(DataSource database, LedgerLog log, ForcedWrites forcedWrites, SigningKey key,
-                                    String origin) throws StorageException {
-        LogSequencer sequencer = new LogSequencer(database, log, forcedWrites, key, origin);
+                                    String origin, int cachedTiles) throws StorageException {
+        LogSequencer sequencer = new LogSequencer(database, log, forcedWrites, key, origin, cachedTiles);
         try (Connection c = database.getConnection()) {
             try {
                 LogTables.create(c);

@@ -20,19 +20,21 @@ final class Tiles implements NodeSource {
     static final int WIDTH = 256;
     /** Tree levels per tile level. */
     static final int HEIGHT = 8;
-    /** 8 KiB each: 32 MiB of heap at most, every level-0 tile of a million entries. */
-    private static final int CACHED_TILES = 4_096;
-
     private final DataSource database;
-    private final Map<Long, byte[]> cache = new LinkedHashMap<>(CACHED_TILES, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, byte[]> eldest) {
-            return size() > CACHED_TILES;
-        }
-    };
+    private final Map<Long, byte[]> cache;
 
-    Tiles(DataSource database) {
+    /** Keeps up to {@code cached} tiles (8 KiB each) in memory, those read or written last. */
+    Tiles(DataSource database, int cached) {
+        if (cached < 0) {
+            throw new IllegalArgumentException("cached tiles must be at least 0, got " + cached);
+        }
         this.database = database;
+        this.cache = new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Long, byte[]> eldest) {
+                return size() > cached;
+            }
+        };
     }
 
     @Override

@@ -199,6 +199,17 @@ public final class H2Database implements AutoCloseable {
     }
 
     /**
+     * Sets how many megabytes of pages H2 keeps in memory, at least 1 (H2's default is 16). The cache is bounded, but
+     * it fills as the file grows: the live heap it holds grows with the log until it reaches the bound.
+     */
+    public void pageCache(int megabytes) {
+        if (megabytes < 1) {
+            throw new IllegalArgumentException("the store's page cache must be at least 1 MB, got " + megabytes);
+        }
+        store.setCacheSize(megabytes * 1024);
+    }
+
+    /**
      * The pool; its connections start with auto-commit off, and their calls that can change the store pass the gate
      * of the forced writes ({@link StoreGate}).
      */

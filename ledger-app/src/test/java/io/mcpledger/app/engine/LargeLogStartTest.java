@@ -61,7 +61,7 @@ class LargeLogStartTest {
             LedgerSchema.prepare(database.dataSource(), database.forcedWrites());
             log.append(database, 0, SESSIONS, 100, true);
             LogSequencer.open(database.dataSource(), new LedgerLog(database.dataSource()), database.forcedWrites(),
-                    state.signingKey(), state.origin()).integrate();
+                    state.signingKey(), state.origin(), LedgerSettings.StoreCaches.DEFAULT_TILES).integrate();
         }
         assertThat(run("rebuild", "--state", dir.toString()).exit()).isZero();
         try (H2Database database = H2Database.open(dir)) {
