@@ -358,8 +358,8 @@ public final class LedgerProjector implements Authority, SessionHistory {
             revocations.forEachUnflushed(newRevocations::put);
             revocations.startFlush();
             policyHash[0] = policy == null ? null : policy.hash();
-            return new Flush(new Meta(position, policyPosition, policyActivations), sessions.startFlush(),
-                    calls.startFlush(), added, removed, newOwners, newRevocations);
+            return new Flush(new Meta(position, policyPosition, policyActivations), flushedPosition,
+                    sessions.startFlush(), calls.startFlush(), added, removed, newOwners, newRevocations);
         });
         if (flush == null) {
             return;

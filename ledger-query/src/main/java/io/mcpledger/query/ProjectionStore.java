@@ -32,8 +32,13 @@ public interface ProjectionStore {
                       long resolution) {
     }
 
-    /** Everything that changed since the last flush, to be written in one transaction. */
-    record Flush(Meta meta, List<StoredSession> sessions, List<StoredCall> calls, List<StoredCall> pendingAdded,
+    /**
+     * Everything that changed since the last flush, to be written in one transaction. {@code newFrom} is the position
+     * the store held before (the last flush's): a session or call keyed at or after it is not in the store yet, one
+     * keyed before it is.
+     */
+    record Flush(Meta meta, long newFrom, List<StoredSession> sessions, List<StoredCall> calls,
+                 List<StoredCall> pendingAdded,
                  List<StoredCall> pendingRemoved, Map<String, String> capabilityOwners,
                  Map<String, Long> revokedPrincipals) {
     }

@@ -106,6 +106,19 @@ final class MemoryProjectionStore implements ProjectionStore {
 
     @Override
     public synchronized void write(Flush flush) {
+        // What SqlProjectionStore relies on to insert rather than update: rows keyed at or after newFrom are new.
+        for (StoredSession s : flush.sessions()) {
+            if (ids.containsKey(s.key()) != s.key() < flush.newFrom()) {
+                throw new IllegalStateException("session key " + s.key() + (ids.containsKey(s.key()) ? " is" : " is not")
+                        + " stored, but newFrom is " + flush.newFrom());
+            }
+        }
+        for (StoredCall c : flush.calls()) {
+            if (calls.containsKey(c.decision()) != c.decision() < flush.newFrom()) {
+                throw new IllegalStateException("call decided at " + c.decision() + (calls.containsKey(c.decision())
+                        ? " is" : " is not") + " stored, but newFrom is " + flush.newFrom());
+            }
+        }
         for (StoredSession s : flush.sessions()) {
             sessions.put(s.state().id(), new Row(s.key(), s.state().id(), s.headPosition(),
                     SessionStateJson.view(s.state()), SessionStateJson.extra(s.state())));

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -267,8 +268,8 @@ public final class SqlProjectionStore implements ProjectionStore {
     public void write(Flush flush) {
         try (Connection c = database.getConnection()) {
             try {
-                writeSessions(c, flush.sessions());
-                writeCalls(c, flush.calls());
+                writeSessions(c, flush.sessions(), flush.newFrom());
+                writeCalls(c, flush.calls(), flush.newFrom());
                 writePending(c, flush.pendingAdded(), flush.pendingRemoved());
                 writeStrings(c, "MERGE INTO capability_owner (capability_id, session_id) KEY (capability_id)"
                         + " VALUES (?, ?)", new TreeMap<>(flush.capabilityOwners()));
@@ -303,39 +304,76 @@ public final class SqlProjectionStore implements ProjectionStore {
         }
     }
 
-    private static void writeSessions(Connection c, List<StoredSession> sessions) throws SQLException {
+    /**
+     * Sessions keyed at or after {@code newFrom} are inserted, the others updated: a MERGE would look each one up by
+     * its key first, and most of a catch-up's or rebuild's rows are new. An update leaves the id, and so its index,
+     * alone.
+     */
+    private static void writeSessions(Connection c, List<StoredSession> sessions, long newFrom) throws SQLException {
         List<StoredSession> sorted = new ArrayList<>(sessions);
         sorted.sort(Comparator.comparingLong(StoredSession::key));
-        try (PreparedStatement s = c.prepareStatement("MERGE INTO session_state (session_key, id, active,"
-                + " head_position, view, extra) KEY (session_key) VALUES (?, ?, ?, ?, ?, ?)")) {
+        try (PreparedStatement insert = c.prepareStatement("INSERT INTO session_state (active, head_position, view,"
+                + " extra, session_key, id) VALUES (?, ?, ?, ?, ?, ?)");
+             PreparedStatement update = c.prepareStatement("UPDATE session_state SET active = ?, head_position = ?,"
+                     + " view = ?, extra = ? WHERE session_key = ?")) {
+            List<StoredSession> updated = new ArrayList<>();
             for (StoredSession session : sorted) {
-                s.setLong(1, session.key());
-                s.setString(2, session.state().id());
-                s.setBoolean(3, session.state().active());
-                s.setLong(4, session.headPosition());
-                s.setBytes(5, SessionStateJson.view(session.state()));
-                s.setBytes(6, SessionStateJson.extra(session.state()));
+                boolean isNew = session.key() >= newFrom;
+                PreparedStatement s = isNew ? insert : update;
+                s.setBoolean(1, session.state().active());
+                s.setLong(2, session.headPosition());
+                s.setBytes(3, SessionStateJson.view(session.state()));
+                s.setBytes(4, SessionStateJson.extra(session.state()));
+                s.setLong(5, session.key());
+                if (isNew) {
+                    s.setString(6, session.state().id());
+                } else {
+                    updated.add(session);
+                }
                 s.addBatch();
             }
-            s.executeBatch();
+            insert.executeBatch();
+            requireUpdated(update.executeBatch(), updated, s -> "session " + s.state().id() + " (key " + s.key() + ")");
         }
     }
 
-    private static void writeCalls(Connection c, List<StoredCall> calls) throws SQLException {
+    /** Calls decided at or after {@code newFrom} are inserted, the others updated (see {@link #writeSessions}). */
+    private static void writeCalls(Connection c, List<StoredCall> calls, long newFrom) throws SQLException {
         List<StoredCall> sorted = new ArrayList<>(calls);
         sorted.sort(Comparator.comparingLong(StoredCall::decision));
-        try (PreparedStatement s = c.prepareStatement("MERGE INTO call_state (decision, session_key, request_id,"
-                + " status, outcome, resolution) KEY (decision) VALUES (?, ?, ?, ?, ?, ?)")) {
+        try (PreparedStatement insert = c.prepareStatement("INSERT INTO call_state (status, outcome, resolution,"
+                + " decision, session_key, request_id) VALUES (?, ?, ?, ?, ?, ?)");
+             PreparedStatement update = c.prepareStatement("UPDATE call_state SET status = ?, outcome = ?,"
+                     + " resolution = ? WHERE decision = ?")) {
+            List<StoredCall> updated = new ArrayList<>();
             for (StoredCall call : sorted) {
-                s.setLong(1, call.decision());
-                s.setLong(2, call.sessionKey());
-                s.setString(3, call.requestId());
-                s.setInt(4, CODES.get(call.status()));
-                s.setLong(5, call.outcome());
-                s.setLong(6, call.resolution());
+                boolean isNew = call.decision() >= newFrom;
+                PreparedStatement s = isNew ? insert : update;
+                s.setInt(1, CODES.get(call.status()));
+                s.setLong(2, call.outcome());
+                s.setLong(3, call.resolution());
+                s.setLong(4, call.decision());
+                if (isNew) {
+                    s.setLong(5, call.sessionKey());
+                    s.setString(6, call.requestId());
+                } else {
+                    updated.add(call);
+                }
                 s.addBatch();
             }
-            s.executeBatch();
+            insert.executeBatch();
+            requireUpdated(update.executeBatch(), updated, call -> "call " + call.requestId() + " (decided at "
+                    + call.decision() + ")");
+        }
+    }
+
+    /** Every row an update names was stored by an earlier flush; one that is missing means the store lost it. */
+    private static <T> void requireUpdated(int[] counts, List<T> rows, Function<T, String> name) {
+        for (int i = 0; i < counts.length; i++) {
+            if (counts[i] != 1) {
+                throw new IllegalStateException("the store has no " + name.apply(rows.get(i))
+                        + " although an earlier flush stored it");
+            }
         }
     }
 
@@ -350,8 +388,9 @@ public final class SqlProjectionStore implements ProjectionStore {
         }
         List<StoredCall> sorted = new ArrayList<>(added);
         sorted.sort(Comparator.comparingLong(StoredCall::decision));
+        // Added when decided, so never stored before: an insert.
         try (PreparedStatement s = c.prepareStatement(
-                "MERGE INTO pending_call (decision, session_key) KEY (decision) VALUES (?, ?)")) {
+                "INSERT INTO pending_call (decision, session_key) VALUES (?, ?)")) {
             for (StoredCall call : sorted) {
                 s.setLong(1, call.decision());
                 s.setLong(2, call.sessionKey());
