@@ -41,9 +41,16 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code docs/benchmarks.md} records it.
  */
 class CrashRecoveryIT {
-    /** The pricing desk policy of the docs; failsafe runs in the module directory. */
-    private static final Path EXAMPLE_POLICY = Path.of(System.getProperty("basedir", "."))
-            .resolve("../docs/examples/pricing-policy.yaml");
+    /**
+     * The pricing desk, with grants that outlive the run: the docs' example grants 300 s, and a long run's growth takes
+     * longer, after which every call was refused and the run failed on its harness instead of on the ledger.
+     */
+    private static final String POLICY = """
+            capabilities:
+              default:
+                tools:
+                  - {server: pricing, tool: quote, operations: [invoke], ttl: 86400}
+            """;
     /** Fewer sessions than threads, so that calls on one session race each other. */
     private static final int SESSIONS = 8;
     private static final int THREADS = 16;
@@ -71,7 +78,7 @@ class CrashRecoveryIT {
 
     @Test
     void everyAcknowledgedReceiptSurvivesRepeatedKillNineInTheMiddleOfConcurrentCalls() throws Exception {
-        Files.copy(EXAMPLE_POLICY, work.resolve("policy.yaml"));
+        Files.writeString(work.resolve("policy.yaml"), POLICY);
         Queue<Receipt> acknowledged = new ConcurrentLinkedQueue<>();
         List<Client> clients;
         try (LedgerProcess ledger = LedgerProcess.serve(work, "--policy", "policy.yaml")) {
