@@ -38,8 +38,7 @@ public interface ProjectionStore {
      * keyed before it is.
      */
     record Flush(Meta meta, long newFrom, List<StoredSession> sessions, List<StoredCall> calls,
-                 List<StoredCall> pendingAdded,
-                 List<StoredCall> pendingRemoved, Map<String, String> capabilityOwners,
+                 List<StoredCall> pendingAdded, List<StoredCall> pendingRemoved, Map<String, String> capabilityOwners,
                  Map<String, Long> revokedPrincipals) {
     }
 
