@@ -65,10 +65,10 @@ import org.slf4j.LoggerFactory;
 public final class LedgerProjector implements Authority, SessionHistory {
     private static final Logger LOG = LoggerFactory.getLogger(LedgerProjector.class);
     /** How many folded receipts a catch-up or rebuild holds in memory before it flushes. */
-    static final int CATCH_UP_FLUSH = 50_000;
+    static final int CATCH_UP_FLUSH = 20_000;
     /** Entries the catch-up's reader hands over at a time, and chunks it may read ahead. */
     private static final int CHUNK = 1_000;
-    private static final int READ_AHEAD = 16;
+    private static final int READ_AHEAD = 8;
     /** What the reader hands over after the last entry (compared by identity). */
     private static final List<LogReader.Entry> END_OF_LOG = new ArrayList<>();
 
