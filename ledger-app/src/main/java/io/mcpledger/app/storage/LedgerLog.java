@@ -297,7 +297,7 @@ public final class LedgerLog implements LogReader {
 
     private static Receipt parse(long position, byte[] line) {
         try {
-            return Receipt.parse(new String(line, StandardCharsets.UTF_8));
+            return Receipt.parse(line);
         } catch (InvalidReceiptException e) {
             throw new IllegalStateException("log entry " + position + " is not a receipt: " + e.getMessage(), e);
         }

@@ -1,5 +1,6 @@
 package io.mcpledger.domain.crypto;
 
+import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 
 /** Lowercase hex, the only hex form the ledger writes or accepts. */
@@ -9,8 +10,16 @@ public final class Hex {
     private Hex() {
     }
 
+    private static final byte[] DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+
+    /** Every receipt's hash is written out as hex: one pass into the string's own bytes. */
     public static String encode(byte[] bytes) {
-        return LOWER.formatHex(bytes);
+        byte[] text = new byte[bytes.length * 2];
+        for (int i = 0; i < bytes.length; i++) {
+            text[2 * i] = DIGITS[(bytes[i] >> 4) & 0xF];
+            text[2 * i + 1] = DIGITS[bytes[i] & 0xF];
+        }
+        return new String(text, StandardCharsets.ISO_8859_1);
     }
 
     /** Decodes lowercase hex; rejects uppercase, odd lengths and other characters. */

@@ -26,4 +26,45 @@ public final class StrictBase64 {
             return null;
         }
     }
+
+    /**
+     * True when text[from, to) is the one padded standard base64 spelling of {@code bytes} bytes: what
+     * {@code decode(text.substring(from, to))} would accept with a result of that length, without decoding.
+     */
+    public static boolean isCanonical(CharSequence text, int from, int to, int bytes) {
+        if (bytes < 0 || to - from != (bytes + 2) / 3 * 4) {
+            return false;
+        }
+        int padding = (3 - bytes % 3) % 3;
+        for (int i = from; i < to - padding; i++) {
+            if (sextet(text.charAt(i)) < 0) {
+                return false;
+            }
+        }
+        for (int i = to - padding; i < to; i++) {
+            if (text.charAt(i) != '=') {
+                return false;
+            }
+        }
+        // The bits of the last character the bytes do not fill must be zero, as the encoder writes them.
+        return switch (padding) {
+            case 1 -> (sextet(text.charAt(to - 2)) & 0x3) == 0;
+            case 2 -> (sextet(text.charAt(to - 3)) & 0xF) == 0;
+            default -> true;
+        };
+    }
+
+    /** The value of a character of the standard base64 alphabet, or -1. */
+    private static int sextet(char c) {
+        if (c >= 'A' && c <= 'Z') {
+            return c - 'A';
+        }
+        if (c >= 'a' && c <= 'z') {
+            return c - 'a' + 26;
+        }
+        if (c >= '0' && c <= '9') {
+            return c - '0' + 52;
+        }
+        return c == '+' ? 62 : c == '/' ? 63 : -1;
+    }
 }

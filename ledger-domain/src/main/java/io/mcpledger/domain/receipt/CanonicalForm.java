@@ -1,8 +1,5 @@
 package io.mcpledger.domain.receipt;
 
-import java.util.HashMap;
-import java.util.Map;
-
 /**
  * Decides in one pass, without building a tree or encoding anything, whether JSON text is already in the canonical
  * form {@link Canonical} produces (RFC 8785) — for the values receipts hold: strings, integers, booleans, null,
@@ -14,26 +11,100 @@ import java.util.Map;
  * {@code \b \t \n \f \r}, else {@code \}{@code u00xx} in lowercase hex); integers without sign on zero, leading zeros,
  * fraction or exponent. Numbers with a fraction or exponent, and unpaired surrogates, are refused: receipts hold
  * neither, so this never has to decide their canonical spelling.
+ *
+ * <p>Nothing is copied out of the text while it is checked: strings are located, and names compared where they
+ * stand; only a string with an escape is decoded, and only when its value is asked for.
  */
 public final class CanonicalForm {
     /** What a top-level member's value is. */
     enum Kind { STRING, INTEGER, OBJECT, ARRAY, BOOLEAN, NULL }
 
-    /** A top-level member: its kind, and its value when it is a string (decoded) or an integer. */
-    record Member(Kind kind, String text, long number) {
+    /**
+     * The top-level members of a canonical object, by the index of their name in the sorted table they were read
+     * with: each one's kind, where its value stands in the text (a string's without its quotes) and an integer's value.
+     */
+    static final class Members {
+        private final String text;
+        private final Kind[] kinds;
+        /** Where each value starts and ends, two by two. */
+        private final int[] bounds;
+        /** A string's decoded value when it holds an escape; null otherwise, the text between its quotes being it. */
+        private String[] decoded;
+        private final long[] numbers;
+
+        private Members(String text, int size) {
+            this.text = text;
+            this.kinds = new Kind[size];
+            this.bounds = new int[2 * size];
+            this.numbers = new long[size];
+        }
+
+        private void set(int index, Kind kind, int start, int end, String decodedText, long number) {
+            kinds[index] = kind;
+            bounds[2 * index] = start;
+            bounds[2 * index + 1] = end;
+            numbers[index] = number;
+            if (decodedText != null) {
+                if (decoded == null) {
+                    decoded = new String[kinds.length];
+                }
+                decoded[index] = decodedText;
+            }
+        }
+
+        /** The kind of the member with name {@code index}, or null when the object has no such member. */
+        Kind kind(int index) {
+            return kinds[index];
+        }
+
+        boolean has(int index) {
+            return kinds[index] != null;
+        }
+
+        long number(int index) {
+            return numbers[index];
+        }
+
+        /** Where the value starts in the text: a string's first character after its quote, else its first character. */
+        int start(int index) {
+            return bounds[2 * index];
+        }
+
+        /** Where the value ends (exclusive): a string's closing quote. */
+        int end(int index) {
+            return bounds[2 * index + 1];
+        }
+
+        /** A string member's value. */
+        String text(int index) {
+            return literal(index) ? text.substring(start(index), end(index)) : decoded[index];
+        }
+
+        /** True when a string member's value is the text between its quotes, as is, without escapes. */
+        boolean literal(int index) {
+            return decoded == null || decoded[index] == null;
+        }
     }
 
     private final String text;
-    private final Map<String, Member> members;
+    /** Sorted names of the top-level members to hand over, or null when only the form is checked. */
+    private final String[] names;
+    private final Members members;
+    /** Where in {@link #names} the search for the next top-level name starts. */
+    private int nextName;
     private int at;
     private boolean sawNull;
     private Kind kind;
-    private String string;
     private long number;
+    /** Of the last string read: where its characters start and end (its quotes excluded), and whether it escapes any. */
+    private int stringStart;
+    private int stringEnd;
+    private boolean escaped;
 
-    private CanonicalForm(String text, Map<String, Member> members) {
+    private CanonicalForm(String text, String[] names) {
         this.text = text;
-        this.members = members;
+        this.names = names;
+        this.members = names == null ? null : new Members(text, names.length);
     }
 
     /** Whether text is one canonical JSON value and nothing else. */
@@ -44,17 +115,53 @@ public final class CanonicalForm {
 
     /**
      * The members of a canonical JSON object holding no null anywhere (as receipts are), read in the same pass that
-     * checks its form; null when text is not such an object.
+     * checks its form; null when text is not such an object or has a top-level member not named in {@code names}
+     * (sorted in ascending order).
      */
-    static Map<String, Member> members(String text) {
+    static Members members(String text, String[] names) {
         if (!text.startsWith("{")) {
             return null;
         }
-        CanonicalForm reader = new CanonicalForm(text, new HashMap<>(16));
+        CanonicalForm reader = new CanonicalForm(text, names);
         if (!reader.value(0) || reader.at != text.length() || reader.sawNull) {
             return null;
         }
         return reader.members;
+    }
+
+    /**
+     * The value of member {@code name} of the object at {@code objectStart} of text already known to be canonical:
+     * a string's decoded value, an integer's or a literal's spelling, and "" when the member is absent or holds an
+     * object or an array.
+     */
+    static String memberText(String text, int objectStart, String name) {
+        CanonicalForm reader = new CanonicalForm(text, null);
+        reader.at = objectStart + 1;
+        if (reader.peek('}')) {
+            return "";
+        }
+        while (reader.peek('"') && reader.string()) {
+            int order = reader.escaped ? reader.decode(reader.stringStart, reader.stringEnd).compareTo(name)
+                    : compare(text, reader.stringStart, reader.stringEnd, name);
+            reader.at++; // the colon
+            int valueStart = reader.at;
+            if (!reader.value(1)) {
+                break;
+            }
+            if (order == 0) {
+                return switch (reader.kind) {
+                    case STRING -> reader.escaped ? reader.decode(reader.stringStart, reader.stringEnd)
+                            : text.substring(reader.stringStart, reader.stringEnd);
+                    case OBJECT, ARRAY -> "";
+                    default -> text.substring(valueStart, reader.at);
+                };
+            }
+            if (order > 0 || !reader.peek(',')) {
+                return ""; // members are in order: the name would have come by now
+            }
+            reader.at++;
+        }
+        throw new IllegalArgumentException("not a canonical object at " + objectStart);
     }
 
     /** Nesting deeper than this is refused rather than risking the stack; receipts nest a few levels. */
@@ -76,9 +183,7 @@ public final class CanonicalForm {
                 kind = Kind.ARRAY;
             }
             case '"' -> {
-                // The decoded text is wanted only for a top-level member's value; elsewhere the form is checked.
-                string = string(members != null && depth == 1);
-                ok = string != null;
+                ok = string();
                 kind = Kind.STRING;
             }
             case 't' -> {
@@ -108,25 +213,44 @@ public final class CanonicalForm {
             at++;
             return true;
         }
-        String previous = null;
+        int previousStart = -1;
+        int previousEnd = -1;
+        boolean previousEscaped = false;
         while (true) {
-            if (!peek('"')) {
+            if (!peek('"') || !string()) {
                 return false;
             }
-            String name = string(true);
-            if (name == null || (previous != null && previous.compareTo(name) >= 0)) {
+            int nameStart = stringStart;
+            int nameEnd = stringEnd;
+            boolean nameEscaped = escaped;
+            if (previousStart >= 0 && compareNames(previousStart, previousEnd, previousEscaped, nameStart, nameEnd,
+                    nameEscaped) >= 0) {
                 return false;
             }
-            previous = name;
+            previousStart = nameStart;
+            previousEnd = nameEnd;
+            previousEscaped = nameEscaped;
+            int index = -1;
+            if (depth == 0 && members != null) {
+                index = nameIndex(nameStart, nameEnd, nameEscaped);
+                if (index < 0) {
+                    return false;
+                }
+            }
             if (!peek(':')) {
                 return false;
             }
             at++;
+            int valueStart = at;
             if (!value(depth + 1)) {
                 return false;
             }
-            if (depth == 0 && members != null) {
-                members.put(name, new Member(kind, kind == Kind.STRING ? string : null, number));
+            if (index >= 0) {
+                if (kind == Kind.STRING) {
+                    members.set(index, kind, stringStart, stringEnd, escaped ? decode(stringStart, stringEnd) : null, 0);
+                } else {
+                    members.set(index, kind, valueStart, at, null, number);
+                }
             }
             if (peek('}')) {
                 at++;
@@ -137,6 +261,55 @@ public final class CanonicalForm {
             }
             at++;
         }
+    }
+
+    /** Compares two names by their decoded UTF-16 code units; where neither escapes anything, as they stand. */
+    private int compareNames(int aStart, int aEnd, boolean aEscaped, int bStart, int bEnd, boolean bEscaped) {
+        if (!aEscaped && !bEscaped) {
+            int length = Math.min(aEnd - aStart, bEnd - bStart);
+            for (int i = 0; i < length; i++) {
+                char a = text.charAt(aStart + i);
+                char b = text.charAt(bStart + i);
+                if (a != b) {
+                    return a - b;
+                }
+            }
+            return (aEnd - aStart) - (bEnd - bStart);
+        }
+        return decode(aStart, aEnd).compareTo(decode(bStart, bEnd));
+    }
+
+    /**
+     * The index of a name in {@link #names}, or -1. The object's names come in ascending order, as the table's do, so
+     * the search goes on from where the last one was found.
+     */
+    private int nameIndex(int start, int end, boolean nameEscaped) {
+        String decodedName = nameEscaped ? decode(start, end) : null;
+        while (nextName < names.length) {
+            int order = decodedName != null ? decodedName.compareTo(names[nextName])
+                    : compare(text, start, end, names[nextName]);
+            if (order < 0) {
+                return -1;
+            }
+            nextName++;
+            if (order == 0) {
+                return nextName - 1;
+            }
+        }
+        return -1;
+    }
+
+    /** Compares text[start, end) with {@code s} by UTF-16 code units. */
+    private static int compare(String text, int start, int end, String s) {
+        int length = Math.min(end - start, s.length());
+        for (int i = 0; i < length; i++) {
+            char a = text.charAt(start + i);
+            char b = s.charAt(i);
+            if (a != b) {
+                return a - b;
+            }
+        }
+        return (end - start) - s.length();
     }
 
     private boolean array(int depth) {
@@ -160,57 +333,62 @@ public final class CanonicalForm {
         }
     }
 
-    /** Text standing for a canonical string whose value was not asked for. */
-    private static final String CHECKED = "";
-
     /**
-     * Reads a canonical string token: its decoded value when {@code keep} (member names, for their order, and the
-     * values asked for), else {@link #CHECKED}; null when not canonical.
+     * Reads a string token at {@code at} and checks that it is canonical; sets {@link #stringStart},
+     * {@link #stringEnd} and {@link #escaped}.
      */
-    private String string(boolean keep) {
+    private boolean string() {
         at++;
-        int start = at;
-        StringBuilder decoded = null;
+        stringStart = at;
+        escaped = false;
         while (at < text.length()) {
             char c = text.charAt(at);
             if (c == '"') {
-                String value = !keep ? CHECKED : decoded == null ? text.substring(start, at) : decoded.toString();
+                stringEnd = at;
                 at++;
-                return value;
+                return true;
             }
             if (c < 0x20) {
-                return null;
+                return false;
             }
             if (Character.isHighSurrogate(c)) {
                 if (at + 1 >= text.length() || !Character.isLowSurrogate(text.charAt(at + 1))) {
-                    return null;
-                }
-                if (decoded != null) {
-                    decoded.append(c).append(text.charAt(at + 1));
+                    return false;
                 }
                 at += 2;
                 continue;
             }
             if (Character.isLowSurrogate(c)) {
-                return null;
+                return false;
             }
             if (c == '\\') {
-                if (decoded == null) {
-                    decoded = new StringBuilder(text.length() - start).append(text, start, at);
+                escaped = true;
+                if (escape() == 0xFFFF) {
+                    return false;
                 }
-                char escaped = escape();
-                if (escaped == 0xFFFF) {
-                    return null;
-                }
-                decoded.append(escaped);
                 continue;
-            }
-            if (decoded != null) {
-                decoded.append(c);
             }
             at++;
         }
-        return null;
+        return false;
+    }
+
+    /** The value of the checked string whose characters are text[start, end). */
+    private String decode(int start, int end) {
+        StringBuilder decoded = new StringBuilder(end - start);
+        int saved = at;
+        at = start;
+        while (at < end) {
+            char c = text.charAt(at);
+            if (c == '\\') {
+                decoded.append(escape());
+            } else {
+                decoded.append(c);
+                at++;
+            }
+        }
+        at = saved;
+        return decoded.toString();
     }
 
     /** Reads the escape at {@code at}; the character it stands for, or U+FFFF when it is not the canonical one. */

@@ -104,70 +104,116 @@ public final class Receipt {
     }
 
     /**
+     * Reads a log line as stored, in UTF-8, as {@link #parse(String)} does. The hash of an ASCII line (most are) is
+     * taken from these bytes at once, which are then the line's own encoding, so that the fold that asks for it next
+     * does not encode the line again.
+     */
+    public static Receipt parse(byte[] utf8) throws InvalidReceiptException {
+        Receipt receipt = parse(new String(utf8, StandardCharsets.UTF_8));
+        if (isAscii(utf8)) {
+            receipt.hash = Sha256.hex(utf8);
+        }
+        return receipt;
+    }
+
+    private static boolean isAscii(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * The fast reading: one pass of {@link CanonicalForm} checks the form and hands over the top-level members, and the
      * rules of {@link #parseTree} are applied to them. Null whenever any rule fails, so that parseTree, the reference
      * reading, says exactly why (ReceiptParseTest holds both to the same answers).
      */
     static Receipt fromMembers(String line) {
-        Map<String, CanonicalForm.Member> m = CanonicalForm.members(line);
-        if (m == null || !FIELDS.containsAll(m.keySet())) {
+        CanonicalForm.Members m = CanonicalForm.members(line, NAMES);
+        if (m == null) {
             return null;
         }
-        CanonicalForm.Member v = m.get("v");
-        String id = text(m, "id");
-        String kindName = text(m, "kind");
-        String atText = text(m, "at");
-        String ledger = text(m, "ledger");
-        String keyId = text(m, "keyId");
-        String sig = text(m, "sig");
-        CanonicalForm.Member body = m.get("body");
-        if (v == null || v.kind() != CanonicalForm.Kind.INTEGER || v.number() != 1 || id == null
-                || !Identifiers.isVisibleAscii(id, MAX_ID_LENGTH) || kindName == null || atText == null || ledger == null
-                || body == null || body.kind() != CanonicalForm.Kind.OBJECT || !Hex.isLowerHex(keyId, 8) || sig == null) {
+        String id = text(m, ID);
+        String atText = text(m, AT);
+        String ledger = ledger(line, m);
+        String keyId = text(m, KEY_ID);
+        if (m.kind(V) != CanonicalForm.Kind.INTEGER || m.number(V) != 1 || id == null
+                || !Identifiers.isVisibleAscii(id, MAX_ID_LENGTH) || m.kind(KIND) != CanonicalForm.Kind.STRING
+                || !m.literal(KIND) || atText == null || ledger == null
+                || m.kind(BODY) != CanonicalForm.Kind.OBJECT || !Hex.isLowerHex(keyId, 8)
+                || m.kind(SIG) != CanonicalForm.Kind.STRING || !m.literal(SIG)
+                || !StrictBase64.isCanonical(line, m.start(SIG), m.end(SIG), 64)) {
+            // A sig with an escape holds a character base64 has not: never a signature.
             return null;
         }
-        ReceiptKind kind = ReceiptKind.fromWire(kindName).orElse(null);
+        // A kind with an escape is no wire name.
+        ReceiptKind kind = ReceiptKind.fromWire(line, m.start(KIND), m.end(KIND));
         if (kind == null) {
             return null;
         }
         Instant at;
         try {
             at = Timestamps.parse(atText);
-            byte[] signature = StrictBase64.decode(sig);
-            if (signature == null || signature.length != 64) {
-                return null;
-            }
         } catch (IllegalArgumentException e) {
             return null;
         }
-        String session = text(m, "session");
-        CanonicalForm.Member seqMember = m.get("seq");
-        String prev = text(m, "prev");
+        String session = text(m, SESSION);
+        String prev = text(m, PREV);
         long seq = 0;
         if (kind.sessionScoped()) {
-            if (session == null || seqMember == null || seqMember.kind() != CanonicalForm.Kind.INTEGER
-                    || seqMember.number() < 1) {
+            if (session == null || m.kind(SEQ) != CanonicalForm.Kind.INTEGER || m.number(SEQ) < 1) {
                 return null;
             }
-            seq = seqMember.number();
-            if (seq == 1 ? m.containsKey("prev") : !Hex.isLowerHex(prev, 64)) {
+            seq = m.number(SEQ);
+            if (seq == 1 ? m.has(PREV) : !Hex.isLowerHex(prev, 64)) {
                 return null;
             }
-        } else if (m.containsKey("session") || seqMember != null || m.containsKey("prev")) {
+        } else if (m.has(SESSION) || m.has(SEQ) || m.has(PREV)) {
             return null;
         }
-        String request = text(m, "request");
-        if (isCallKind(kind) != m.containsKey("request") || (m.containsKey("request") && request == null)) {
+        String request = text(m, REQUEST);
+        if (isCallKind(kind) != m.has(REQUEST) || (m.has(REQUEST) && request == null)) {
             return null;
         }
         return new Receipt(line, kind, at, id, session, seq, prev, request, keyId, ledger);
     }
 
+    /** The top-level names a receipt may have, sorted as canonical JSON orders them, and their indexes. */
+    private static final String[] NAMES =
+            {"at", "body", "id", "keyId", "kind", "ledger", "prev", "request", "seq", "session", "sig", "v"};
+    private static final int AT = 0;
+    private static final int BODY = 1;
+    private static final int ID = 2;
+    private static final int KEY_ID = 3;
+    private static final int KIND = 4;
+    private static final int LEDGER = 5;
+    private static final int PREV = 6;
+    private static final int REQUEST = 7;
+    private static final int SEQ = 8;
+    private static final int SESSION = 9;
+    private static final int SIG = 10;
+    private static final int V = 11;
+
     /** A member that is a non-empty string, or null. */
-    private static String text(Map<String, CanonicalForm.Member> members, String name) {
-        CanonicalForm.Member member = members.get(name);
-        return member == null || member.kind() != CanonicalForm.Kind.STRING || member.text().isEmpty() ? null
-                : member.text();
+    private static String text(CanonicalForm.Members members, int name) {
+        if (members.kind(name) != CanonicalForm.Kind.STRING) {
+            return null;
+        }
+        String text = members.text(name);
+        return text.isEmpty() ? null : text;
+    }
+
+    /** The ledger member as {@link #text}, as the last origin read when it is that one (no copy is made then). */
+    private static String ledger(String line, CanonicalForm.Members members) {
+        String last = lastLedger;
+        if (members.kind(LEDGER) == CanonicalForm.Kind.STRING && members.literal(LEDGER) && !last.isEmpty()
+                && members.end(LEDGER) - members.start(LEDGER) == last.length()
+                && line.startsWith(last, members.start(LEDGER))) {
+            return last;
+        }
+        return text(members, LEDGER);
     }
 
     /** The reference reading, through a Jackson tree: slower, and says exactly what is wrong. */
@@ -373,22 +419,19 @@ public final class Receipt {
     /**
      * {@code body().path(name).asText()}, without building the body's tree: a scalar member's text, and "" when the
      * member is absent or an object or array. Folds read one member ({@code status}, {@code policy},
-     * {@code tokenRef}) of most receipts they apply, so it streams through the body's members instead.
+     * {@code tokenRef}) of most receipts they apply, so it reads that member where it stands in the line.
      */
     public String bodyText(String name) {
-        try (JsonParser parser = bodyParser()) {
-            while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                boolean wanted = name.equals(parser.currentName());
-                JsonToken value = parser.nextToken();
-                if (wanted) {
-                    return value.isScalarValue() ? parser.getText() : "";
-                }
-                parser.skipChildren();
-            }
-            return "";
-        } catch (IOException e) {
-            throw new IllegalStateException("a validated receipt's body no longer parses: " + e.getMessage(), e);
+        return CanonicalForm.memberText(line, bodyStart(), name);
+    }
+
+    /** Where the body's opening brace is: the line starts {"at":"<time>","body":{ and a time holds no quote. */
+    private int bodyStart() {
+        int quote = line.indexOf('"', 7);
+        if (quote < 0 || !line.startsWith(",\"body\":{", quote + 1)) {
+            throw new IllegalStateException("the second member of a validated receipt line is not the body object");
         }
+        return quote + 9;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.mcpledger.domain.receipt;
 
-import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /** The kinds of receipt of spec section 6, with their wire names. */
@@ -35,7 +36,28 @@ public enum ReceiptKind {
     }
 
     public static Optional<ReceiptKind> fromWire(String wire) {
-        return Arrays.stream(values()).filter(k -> k.wire.equals(wire)).findFirst();
+        return Optional.ofNullable(BY_WIRE.get(wire));
+    }
+
+    /** The kind whose wire name is text[from, to), or null; every line of the log names one, read where it stands. */
+    static ReceiptKind fromWire(String text, int from, int to) {
+        for (ReceiptKind kind : VALUES) {
+            if (kind.wire.length() == to - from && text.startsWith(kind.wire, from)) {
+                return kind;
+            }
+        }
+        return null;
+    }
+
+    private static final ReceiptKind[] VALUES = values();
+
+    /** Every line of the log names its kind: a lookup, not a search. */
+    private static final Map<String, ReceiptKind> BY_WIRE = new HashMap<>();
+
+    static {
+        for (ReceiptKind kind : values()) {
+            BY_WIRE.put(kind.wire, kind);
+        }
     }
 
     @Override
