@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 
 /**
  * What the projections changed and have not stored yet, over a bounded cache of what the store holds. Changes go to
@@ -88,11 +89,19 @@ final class Overlay<K, V> {
 
     /** The flush is stored: its values are what the store holds, and the newest unless changed since. */
     void flushed() {
+        flushed(value -> true);
+    }
+
+    /**
+     * As {@link #flushed()}, keeping in the cache only the stored values {@code keep} picks: those likely to be read
+     * again soon. Each one cached costs the cache's bookkeeping, under the projections' lock.
+     */
+    void flushed(Predicate<V> keep) {
         Map<K, V> stored = flushing;
         flushing = new HashMap<>();
         if (clean != null) {
             stored.forEach((key, value) -> {
-                if (!dirty.containsKey(key)) {
+                if (keep.test(value) && !dirty.containsKey(key)) {
                     clean.put(key, value);
                 }
             });
