@@ -358,7 +358,7 @@ public final class LedgerProjector implements Authority, SessionHistory {
             revocations.forEachUnflushed(newRevocations::put);
             revocations.startFlush();
             policyHash[0] = policy == null ? null : policy.hash();
-            return new Flush(new Meta(position, policyPosition, policyActivations), flushedPosition,
+            return new Flush(new Meta(position, policyPosition, policyActivations),
                     sessions.startFlush(), calls.startFlush(), added, removed, newOwners, newRevocations);
         });
         if (flush == null) {

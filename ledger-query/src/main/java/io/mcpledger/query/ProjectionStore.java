@@ -33,11 +33,10 @@ public interface ProjectionStore {
     }
 
     /**
-     * Everything that changed since the last flush, to be written in one transaction. {@code newFrom} is the position
-     * the store held before (the last flush's): a session or call keyed at or after it is not in the store yet, one
-     * keyed before it is.
+     * Everything that changed since the last flush, to be written in one transaction. A session or call keyed at or
+     * after the position the store held before (the last flush's) is not in the store yet; one keyed before it is.
      */
-    record Flush(Meta meta, long newFrom, List<StoredSession> sessions, List<StoredCall> calls,
+    record Flush(Meta meta, List<StoredSession> sessions, List<StoredCall> calls,
                  List<StoredCall> pendingAdded, List<StoredCall> pendingRemoved, Map<String, String> capabilityOwners,
                  Map<String, Long> revokedPrincipals) {
     }

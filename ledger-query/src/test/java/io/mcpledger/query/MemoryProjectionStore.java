@@ -106,17 +106,19 @@ final class MemoryProjectionStore implements ProjectionStore {
 
     @Override
     public synchronized void write(Flush flush) {
-        // What SqlProjectionStore relies on to insert rather than update: rows keyed at or after newFrom are new.
+        // What SqlProjectionStore relies on to insert rather than update: rows keyed at or after the position the store
+        // held before are new.
+        long newFrom = meta.position();
         for (StoredSession s : flush.sessions()) {
-            if (ids.containsKey(s.key()) != s.key() < flush.newFrom()) {
+            if (ids.containsKey(s.key()) != s.key() < newFrom) {
                 throw new IllegalStateException("session key " + s.key() + (ids.containsKey(s.key()) ? " is" : " is not")
-                        + " stored, but newFrom is " + flush.newFrom());
+                        + " stored, but newFrom is " + newFrom);
             }
         }
         for (StoredCall c : flush.calls()) {
-            if (calls.containsKey(c.decision()) != c.decision() < flush.newFrom()) {
+            if (calls.containsKey(c.decision()) != c.decision() < newFrom) {
                 throw new IllegalStateException("call decided at " + c.decision() + (calls.containsKey(c.decision())
-                        ? " is" : " is not") + " stored, but newFrom is " + flush.newFrom());
+                        ? " is" : " is not") + " stored, but newFrom is " + newFrom);
             }
         }
         for (StoredSession s : flush.sessions()) {

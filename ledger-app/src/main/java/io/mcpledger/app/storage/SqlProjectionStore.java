@@ -268,8 +268,11 @@ public final class SqlProjectionStore implements ProjectionStore {
     public void write(Flush flush) {
         try (Connection c = database.getConnection()) {
             try {
-                writeSessions(c, flush.sessions(), flush.newFrom());
-                writeCalls(c, flush.calls(), flush.newFrom());
+                // Rows keyed at or after the position the store held are new: every receipt before it was folded and
+                // stored by an earlier flush, and a row is keyed by the position of the receipt that made it.
+                long newFrom = storedPosition(c);
+                writeSessions(c, flush.sessions(), newFrom);
+                writeCalls(c, flush.calls(), newFrom);
                 writePending(c, flush.pendingAdded(), flush.pendingRemoved());
                 writeStrings(c, "MERGE INTO capability_owner (capability_id, session_id) KEY (capability_id)"
                         + " VALUES (?, ?)", new TreeMap<>(flush.capabilityOwners()));
@@ -301,6 +304,14 @@ public final class SqlProjectionStore implements ProjectionStore {
             }
             throw new IllegalStateException("cannot store the projections at log position " + flush.meta().position()
                     + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The position the stored projections reach, read in the flush's own transaction. */
+    private static long storedPosition(Connection c) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT position FROM projection_meta WHERE id = 1");
+             ResultSet r = s.executeQuery()) {
+            return r.next() ? r.getLong(1) : Meta.EMPTY.position();
         }
     }
 

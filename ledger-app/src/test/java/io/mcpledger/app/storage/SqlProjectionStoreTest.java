@@ -18,8 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A flush inserts the calls decided at or after the position the store held before ({@link Flush#newFrom}) and updates
- * the others; an update of a row the store does not hold, or a second decision for a call, fails the whole flush.
+ * A flush inserts the calls decided at or after the position the store held before and updates the others; an update of a row the store does not hold, or a second decision for a call, fails the whole flush.
  */
 class SqlProjectionStoreTest {
     private static final long SESSION = 3;
@@ -46,8 +45,8 @@ class SqlProjectionStoreTest {
 
     @Test
     void aCallDecidedBeforeTheLastFlushIsUpdatedAndANewOneInserted() {
-        store.write(flush(10, 0, new StoredCall(SESSION, "req-1", 5, CallStatus.PENDING, -1, -1)));
-        store.write(flush(20, 10, new StoredCall(SESSION, "req-1", 5, CallStatus.OK, 12, -1),
+        store.write(flush(10, new StoredCall(SESSION, "req-1", 5, CallStatus.PENDING, -1, -1)));
+        store.write(flush(20, new StoredCall(SESSION, "req-1", 5, CallStatus.OK, 12, -1),
                 new StoredCall(SESSION, "req-2", 15, CallStatus.REFUSED, -1, -1)));
 
         assertThat(store.call(SESSION, "req-1")).isEqualTo(new StoredCall(SESSION, "req-1", 5, CallStatus.OK, 12, -1));
@@ -58,9 +57,9 @@ class SqlProjectionStoreTest {
 
     @Test
     void anUpdateOfACallTheStoreDoesNotHoldFailsTheWholeFlush() {
-        store.write(flush(10, 0, new StoredCall(SESSION, "req-1", 5, CallStatus.PENDING, -1, -1)));
+        store.write(flush(10, new StoredCall(SESSION, "req-1", 5, CallStatus.PENDING, -1, -1)));
 
-        assertThatThrownBy(() -> store.write(flush(20, 10,
+        assertThatThrownBy(() -> store.write(flush(20,
                 new StoredCall(SESSION, "req-1", 5, CallStatus.OK, 12, -1),
                 new StoredCall(SESSION, "req-9", 7, CallStatus.OK, 13, -1))))
                 .isInstanceOf(IllegalStateException.class)
@@ -73,9 +72,9 @@ class SqlProjectionStoreTest {
 
     @Test
     void aSecondDecisionForACallIsAConflictAndStoresNothing() {
-        store.write(flush(10, 0, new StoredCall(SESSION, "req-1", 5, CallStatus.PENDING, -1, -1)));
+        store.write(flush(10, new StoredCall(SESSION, "req-1", 5, CallStatus.PENDING, -1, -1)));
 
-        assertThatThrownBy(() -> store.write(flush(20, 10,
+        assertThatThrownBy(() -> store.write(flush(20,
                 new StoredCall(SESSION, "req-2", 11, CallStatus.PENDING, -1, -1),
                 new StoredCall(SESSION, "req-1", 12, CallStatus.PENDING, -1, -1))))
                 .isInstanceOf(ProjectionConflictException.class);
@@ -85,8 +84,8 @@ class SqlProjectionStoreTest {
         assertThat(store.call(SESSION, "req-1").decision()).isEqualTo(5);
     }
 
-    private static Flush flush(long position, long newFrom, StoredCall... calls) {
-        return new Flush(new Meta(position, -1, 0), newFrom, List.of(), List.of(calls), List.of(), List.of(), Map.of(),
+    private static Flush flush(long position, StoredCall... calls) {
+        return new Flush(new Meta(position, -1, 0), List.of(), List.of(calls), List.of(), List.of(), Map.of(),
                 Map.of());
     }
 }
