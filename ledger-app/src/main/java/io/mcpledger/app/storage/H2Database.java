@@ -149,8 +149,7 @@ public final class H2Database implements AutoCloseable {
         try {
             MVStore store = store(pool);
             store.setRetentionTime(RETENTION_MS);
-            Supplier<String> failure = () -> store.getPanicException() == null ? null
-                    : store.getPanicException().getMessage();
+            Supplier<String> failure = () -> panicOf(store);
             StoreGate gate = new StoreGate(failure);
             StoreRecovery.Marker marker = StoreRecovery.markOpen(dir, fileSystem, forceCommits ? store : null, gate);
             ForcedWrites forcedWrites = forceCommits ? ForcedWrites.by(force(marker)) : ForcedWrites.never();
@@ -253,8 +252,13 @@ public final class H2Database implements AutoCloseable {
 
     /** Why nothing more can be stored ({@link #failed}): H2's own failure to write, else the failed force's. */
     private Optional<String> failure() {
-        return store.getPanicException() != null ? Optional.of(String.valueOf(store.getPanicException().getMessage()))
-                : forcedWrites.failure();
+        return Optional.ofNullable(panicOf(store)).or(forcedWrites::failure);
+    }
+
+    /** H2's own failure to write, which it never recovers from, or null. */
+    private static String panicOf(MVStore store) {
+        Exception panic = store.getPanicException();
+        return panic == null ? null : String.valueOf(panic.getMessage());
     }
 
     /** How this open recovered from an unclean stop, or null when the last close was clean. */
