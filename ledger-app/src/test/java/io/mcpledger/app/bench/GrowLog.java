@@ -18,15 +18,19 @@ import java.time.Instant;
  * {@code sessions} ended sessions of {@code perSession} receipts each, written through the store by {@link LargeLog}
  * (unsigned, interleaved a hundred sessions at a time) and integrated into the tree, with no projections stored.
  *
- * <pre>GrowLog DIR SESSIONS PER_SESSION</pre>
+ * <pre>GrowLog DIR SESSIONS PER_SESSION [soak]</pre>
+ *
+ * With {@code soak}, a thousand sessions are interleaved at a time and calls are named as the load generator names
+ * them ({@link LargeLog#soakShape}); a block of a thousand sessions is held in memory while it is written, so keep
+ * PER_SESSION to a few hundred there.
  */
 public final class GrowLog {
     private GrowLog() {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 3) {
-            System.err.println("usage: GrowLog DIR SESSIONS PER_SESSION");
+        if (args.length < 3 || args.length > 4 || (args.length == 4 && !args[3].equals("soak"))) {
+            System.err.println("usage: GrowLog DIR SESSIONS PER_SESSION [soak]");
             System.exit(2);
         }
         Path dir = Path.of(args[0]);
@@ -41,6 +45,9 @@ public final class GrowLog {
         LoadedState state = directory.load(null);
         LargeLog log = new LargeLog(state.origin(), LogKeys.keyId(state.origin(), state.signingKey().publicKey().raw()),
                 Instant.parse("2026-12-01T00:00:00Z"));
+        if (args.length == 4) {
+            log.soakShape(1_000);
+        }
         long started = System.nanoTime();
         long receipts;
         try (H2Database database = H2Database.open(dir)) {

@@ -30,7 +30,8 @@ public final class LargeLog {
     private static final String SIG = Base64.getEncoder().encodeToString(new byte[64]);
     private static final String ARGS = "ab".repeat(32);
     private static final String POLICY = "cd".repeat(32);
-    private static final int INTERLEAVED = 100;
+    private int interleaved = 100;
+    private boolean globalRequestIds;
 
     private final String origin;
     private final String keyId;
@@ -46,18 +47,29 @@ public final class LargeLog {
     }
 
     /**
+     * Interleaves {@code sessions} sessions at a time instead of a hundred, and names calls as the repository's load
+     * generator does ({@code load-1-<k>}, k counting every receipt in the log's order) instead of {@code req-<k>}
+     * within each session: the shape of the soak's log (docs/benchmarks.md section 6).
+     */
+    public LargeLog soakShape(int sessions) {
+        this.interleaved = sessions;
+        this.globalRequestIds = true;
+        return this;
+    }
+
+    /**
      * Appends {@code sessions} sessions of {@code perSession} receipts each (at least 3: initialized, calls, and
      * deleted when {@code end}), numbered from {@code first}, and returns how many receipts the log then holds.
      */
     public long append(H2Database database, int first, int sessions, int perSession, boolean end) throws SQLException {
         try (Connection c = database.dataSource().getConnection()) {
-            for (int block = first; block < first + sessions; block += INTERLEAVED) {
-                int count = Math.min(INTERLEAVED, first + sessions - block);
+            for (int block = first; block < first + sessions; block += interleaved) {
+                int count = Math.min(interleaved, first + sessions - block);
                 List<List<String>> lines = new ArrayList<>(count);
                 List<String> ids = new ArrayList<>(count);
                 for (int s = block; s < block + count; s++) {
                     ids.add(sessionId(s));
-                    lines.add(session(s, perSession, end));
+                    lines.add(session(s, perSession, end, count, s - block));
                 }
                 List<LedgerLog.Row> rows = new ArrayList<>(count * perSession);
                 for (int k = 0; k < perSession; k++) {
@@ -88,7 +100,8 @@ public final class LargeLog {
         return Sha256.hexOfUtf8("large-log-token-" + n);
     }
 
-    private List<String> session(int n, int perSession, boolean end) {
+    /** Session {@code n}, the {@code index}th of {@code count} interleaved: receipt k of each comes before k + 1. */
+    private List<String> session(int n, int perSession, boolean end, int count, int index) {
         String id = sessionId(n);
         List<String> lines = new ArrayList<>(perSession);
         Instant at = t0.plusSeconds(n);
@@ -105,15 +118,21 @@ public final class LargeLog {
             } else if (k % 2 == 1) {
                 line = receipt(when, "{\"argumentsSha256\":\"" + ARGS + "\",\"capability\":\"cap-" + n
                         + "\",\"operation\":\"invoke\",\"policy\":\"" + POLICY + "\",\"server\":\"pricing\",\"tool\":\"quote\"}",
-                        "call.admitted", "req-" + k, seq, id, prev, n, k);
+                        "call.admitted", request(k, count, index), seq, id, prev, n, k);
             } else {
-                line = receipt(when, "{\"status\":\"ok\"}", "call.outcome", "req-" + (k - 1), seq, id, prev, n, k);
+                line = receipt(when, "{\"status\":\"ok\"}", "call.outcome", request(k - 1, count, index), seq, id,
+                        prev, n, k);
             }
             prev = Sha256.hexOfUtf8(line);
             lines.add(line);
         }
         hashes.put(id, prev);
         return lines;
+    }
+
+    /** The requestId of the call admitted as receipt k of the {@code index}th of {@code count} sessions. */
+    private String request(int k, int count, int index) {
+        return globalRequestIds ? "load-1-" + (receipts + (long) k * count + index) : "req-" + k;
     }
 
     private String initialized(String id, int n, Instant at) {
