@@ -48,15 +48,21 @@ public final class LedgerLog implements LogReader {
         this.database = database;
     }
 
-    /** Creates the log's tables when missing. */
+    /**
+     * Creates the log's tables when missing, in H2 or PostgreSQL. {@code log_sequence}'s one row is where positions
+     * come from: an append locks it, takes {@code next..next+n-1} and moves it on, in its own transaction, so positions
+     * are gapless and in commit order on any database and with any number of writers (Tessera's MySQL driver orders
+     * its log with such a row).
+     */
     public static void create(Connection c) throws SQLException {
+        String bytes = SqlDialect.of(c).bytes();
         try (Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS ledger_entry (position BIGINT PRIMARY KEY,"
-                    + " receipt_id VARCHAR(128) NOT NULL, prev_position BIGINT, line VARBINARY NOT NULL,"
-                    + " document VARBINARY)");
+                    + " receipt_id VARCHAR(128) NOT NULL, prev_position BIGINT, line " + bytes + " NOT NULL,"
+                    + " document " + bytes + ")");
             s.execute("CREATE UNIQUE INDEX IF NOT EXISTS ledger_entry_receipt_id ON ledger_entry (receipt_id)");
             s.execute("CREATE TABLE IF NOT EXISTS log_sequence (id INT PRIMARY KEY, next BIGINT NOT NULL)");
-            s.execute("MERGE INTO log_sequence KEY (id) SELECT 1, 0 FROM DUAL WHERE NOT EXISTS"
+            s.execute("INSERT INTO log_sequence (id, next) SELECT 1, 0 WHERE NOT EXISTS"
                     + " (SELECT 1 FROM log_sequence WHERE id = 1)");
         }
     }

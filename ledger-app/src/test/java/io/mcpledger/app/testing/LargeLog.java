@@ -130,6 +130,18 @@ public final class LargeLog {
         return lines;
     }
 
+    /**
+     * The first {@code receipts} receipts of session number {@code n} (initialized, then calls admitted and completed),
+     * chained, not written anywhere: for tests of the log's storage.
+     */
+    public List<Receipt> sessionReceipts(int n, int receipts) {
+        List<Receipt> parsed = new ArrayList<>();
+        for (String line : session(n, receipts, false, 1, 0)) {
+            parsed.add(parse(line));
+        }
+        return parsed;
+    }
+
     /** The requestId of the call admitted as receipt k of the {@code index}th of {@code count} sessions. */
     private String request(int k, int count, int index) {
         return globalRequestIds ? "load-1-" + (receipts + (long) k * count + index) : "req-" + k;
