@@ -1,5 +1,6 @@
 package io.mcpledger.app.log;
 
+import io.mcpledger.app.storage.SqlDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -22,14 +23,16 @@ final class LogTables {
     private LogTables() {
     }
 
+    /** Creates the tree's tables when missing, in H2 or PostgreSQL. */
     static void create(Connection c) throws SQLException {
+        SqlDialect dialect = SqlDialect.of(c);
         try (Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS log_head (id INT PRIMARY KEY, tree_size BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS log_tile (tile_level INT NOT NULL, tile_index BIGINT NOT NULL,"
-                    + " hashes VARBINARY(8192) NOT NULL, PRIMARY KEY (tile_level, tile_index))");
+                    + " hashes " + dialect.bytes(8192) + " NOT NULL, PRIMARY KEY (tile_level, tile_index))");
             s.execute("CREATE TABLE IF NOT EXISTS log_checkpoint (tree_size BIGINT PRIMARY KEY,"
                     + " note VARCHAR(4096) NOT NULL)");
-            s.execute("MERGE INTO log_head KEY (id) SELECT 1, 0 FROM DUAL WHERE NOT EXISTS"
+            s.execute("INSERT INTO log_head (id, tree_size) SELECT 1, 0 WHERE NOT EXISTS"
                     + " (SELECT 1 FROM log_head WHERE id = 1)");
         }
     }
@@ -67,7 +70,7 @@ final class LogTables {
 
     static void writeTiles(Connection c, Map<Long, byte[]> tiles) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(
-                "MERGE INTO log_tile (tile_level, tile_index, hashes) KEY (tile_level, tile_index) VALUES (?, ?, ?)")) {
+                SqlDialect.of(c).upsert("log_tile", 2, "tile_level", "tile_index", "hashes"))) {
             for (Map.Entry<Long, byte[]> tile : tiles.entrySet()) {
                 s.setInt(1, TileKey.level(tile.getKey()));
                 s.setLong(2, TileKey.index(tile.getKey()));

@@ -50,9 +50,9 @@ public final class LedgerLog implements LogReader {
 
     /**
      * Creates the log's tables when missing, in H2 or PostgreSQL. {@code log_sequence}'s one row is where positions
-     * come from: an append locks it, takes {@code next..next+n-1} and moves it on, in its own transaction, so positions
-     * are gapless and in commit order on any database and with any number of writers (Tessera's MySQL driver orders
-     * its log with such a row).
+     * come from: an append moves it on by n, which locks it until the append's transaction ends, and takes the n
+     * positions below its new value, so positions are gapless and in commit order, on PostgreSQL with any number of
+     * writers (Tessera's MySQL driver orders its log with such a row); on H2, appends must come one at a time.
      */
     public static void create(Connection c) throws SQLException {
         String bytes = SqlDialect.of(c).bytes();
@@ -74,17 +74,24 @@ public final class LedgerLog implements LogReader {
      * is taken, until the transaction commits.
      */
     public static long append(Connection c, List<Row> rows, ToLongFunction<String> committedHead) throws SQLException {
+        // The row is moved on first and read after: on PostgreSQL the UPDATE waits for any other append holding the
+        // row and then adds to the value that append committed. H2 (2.5.252, READ COMMITTED) does not: with appends
+        // from several connections at once, both this and SELECT ... FOR UPDATE sometimes gave two appends one
+        // position (LedgerLogStorageTest found it; the primary key then refused the second). On H2 the one process
+        // that holds the file serializes its appends instead (GroupCommitCommandBus's append lock).
+        try (PreparedStatement s = c.prepareStatement("UPDATE log_sequence SET next = next + ? WHERE id = 1")) {
+            s.setLong(1, rows.size());
+            if (s.executeUpdate() != 1) {
+                throw new SQLException("the log_sequence row is missing");
+            }
+        }
         long first;
-        try (PreparedStatement s = c.prepareStatement("SELECT next FROM log_sequence WHERE id = 1 FOR UPDATE");
+        try (PreparedStatement s = c.prepareStatement("SELECT next FROM log_sequence WHERE id = 1");
              ResultSet r = s.executeQuery()) {
             if (!r.next()) {
                 throw new SQLException("the log_sequence row is missing");
             }
-            first = r.getLong(1);
-        }
-        try (PreparedStatement s = c.prepareStatement("UPDATE log_sequence SET next = ? WHERE id = 1")) {
-            s.setLong(1, first + rows.size());
-            s.executeUpdate();
+            first = r.getLong(1) - rows.size();
         }
         try (PreparedStatement s = c.prepareStatement("INSERT INTO ledger_entry (position, receipt_id, prev_position,"
                 + " line, document) VALUES (?, ?, ?, ?, ?)")) {

@@ -2,23 +2,19 @@ package io.mcpledger.app.storage;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Arrays;
 
 /**
  * What differs between the databases the ledger stores in, H2 (the embedded default) and PostgreSQL, as far as the
- * ledger's SQL reaches them: so far the type of stored bytes.
+ * ledger's SQL reaches them: the type of stored bytes, and how a row is written over the one with its key. Everything
+ * else the ledger's SQL uses is common to both.
  */
-enum SqlDialect {
-    H2("VARBINARY"),
-    POSTGRESQL("BYTEA");
-
-    private final String bytes;
-
-    SqlDialect(String bytes) {
-        this.bytes = bytes;
-    }
+public enum SqlDialect {
+    H2,
+    POSTGRESQL;
 
     /** The dialect of the database behind {@code c}. */
-    static SqlDialect of(Connection c) throws SQLException {
+    public static SqlDialect of(Connection c) throws SQLException {
         String product = c.getMetaData().getDatabaseProductName();
         return switch (product) {
             case "H2" -> H2;
@@ -28,7 +24,31 @@ enum SqlDialect {
     }
 
     /** The column type of stored bytes (receipt lines, documents). */
-    String bytes() {
-        return bytes;
+    public String bytes() {
+        return this == H2 ? "VARBINARY" : "BYTEA";
+    }
+
+    /** The column type of at most {@code length} stored bytes. */
+    public String bytes(int length) {
+        return this == H2 ? "VARBINARY(" + length + ")" : "BYTEA";
+    }
+
+    /**
+     * A statement that writes one row of {@code columns} (all given as parameters, in that order) into {@code table},
+     * replacing the row with the same values of the first {@code keys} columns if there is one.
+     */
+    public String upsert(String table, int keys, String... columns) {
+        String names = String.join(", ", columns);
+        String key = String.join(", ", Arrays.copyOf(columns, keys));
+        String parameters = "?" + ", ?".repeat(columns.length - 1);
+        if (this == H2) {
+            return "MERGE INTO " + table + " (" + names + ") KEY (" + key + ") VALUES (" + parameters + ")";
+        }
+        StringBuilder set = new StringBuilder();
+        for (int i = keys; i < columns.length; i++) {
+            set.append(set.isEmpty() ? "" : ", ").append(columns[i]).append(" = EXCLUDED.").append(columns[i]);
+        }
+        return "INSERT INTO " + table + " (" + names + ") VALUES (" + parameters + ") ON CONFLICT (" + key + ") DO "
+                + (set.isEmpty() ? "NOTHING" : "UPDATE SET " + set);
     }
 }
