@@ -33,6 +33,20 @@ public enum SqlDialect {
         return this == H2 ? "VARBINARY(" + length + ")" : "BYTEA";
     }
 
+    /** The column type of a small integer code (a call's status). */
+    public String smallInteger() {
+        return this == H2 ? "TINYINT" : "SMALLINT";
+    }
+
+    /**
+     * The column type of text of at most {@code length} characters that is ordered as Java orders strings: H2 compares
+     * UTF-16 code units; PostgreSQL, whose order otherwise follows the database's locale, compares bytes under the
+     * "C" collation, the same order for the ASCII ids the ledger sorts (sessions are listed and digested in id order).
+     */
+    public String text(int length) {
+        return "VARCHAR(" + length + ")" + (this == H2 ? "" : " COLLATE \"C\"");
+    }
+
     /**
      * A statement that writes one row of {@code columns} (all given as parameters, in that order) into {@code table},
      * replacing the row with the same values of the first {@code keys} columns if there is one.

@@ -61,26 +61,30 @@ public final class SqlProjectionStore implements ProjectionStore {
         this.forcedWrites = forcedWrites;
     }
 
-    /** Creates the projections' tables when missing. */
+    /** Creates the projections' tables when missing, in H2 or PostgreSQL. */
     public static void create(Connection c) throws SQLException {
+        SqlDialect dialect = SqlDialect.of(c);
+        String bytes = dialect.bytes();
+        String text = dialect.text(256);
         try (Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS projection_meta (id INT PRIMARY KEY, position BIGINT NOT NULL,"
                     + " policy_position BIGINT NOT NULL, policy_activations BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS session_state (session_key BIGINT PRIMARY KEY,"
-                    + " id VARCHAR(256) NOT NULL, active BOOLEAN NOT NULL, head_position BIGINT NOT NULL,"
-                    + " view VARBINARY NOT NULL, extra VARBINARY NOT NULL)");
+                    + " id " + text + " NOT NULL, active BOOLEAN NOT NULL, head_position BIGINT NOT NULL,"
+                    + " view " + bytes + " NOT NULL, extra " + bytes + " NOT NULL)");
             s.execute("CREATE UNIQUE INDEX IF NOT EXISTS session_state_id ON session_state (id)");
             s.execute("CREATE INDEX IF NOT EXISTS session_state_active ON session_state (active)");
             s.execute("CREATE TABLE IF NOT EXISTS call_state (decision BIGINT PRIMARY KEY,"
-                    + " session_key BIGINT NOT NULL, request_id VARCHAR(256) NOT NULL, status TINYINT NOT NULL,"
+                    + " session_key BIGINT NOT NULL, request_id " + text + " NOT NULL, status "
+                    + dialect.smallInteger() + " NOT NULL,"
                     + " outcome BIGINT NOT NULL, resolution BIGINT NOT NULL)");
             s.execute("CREATE UNIQUE INDEX IF NOT EXISTS call_state_request ON call_state (request_id, session_key)");
             s.execute("CREATE TABLE IF NOT EXISTS pending_call (decision BIGINT PRIMARY KEY,"
                     + " session_key BIGINT NOT NULL)");
             s.execute("CREATE INDEX IF NOT EXISTS pending_call_session ON pending_call (session_key)");
-            s.execute("CREATE TABLE IF NOT EXISTS capability_owner (capability_id VARCHAR(256) PRIMARY KEY,"
-                    + " session_id VARCHAR(256) NOT NULL)");
-            s.execute("CREATE TABLE IF NOT EXISTS revoked_principal (token_ref VARCHAR(64) PRIMARY KEY,"
+            s.execute("CREATE TABLE IF NOT EXISTS capability_owner (capability_id " + text + " PRIMARY KEY,"
+                    + " session_id " + text + " NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS revoked_principal (token_ref " + dialect.text(64) + " PRIMARY KEY,"
                     + " position BIGINT NOT NULL)");
         }
     }
@@ -274,10 +278,11 @@ public final class SqlProjectionStore implements ProjectionStore {
                 writeSessions(c, flush.sessions(), newFrom);
                 writeCalls(c, flush.calls(), newFrom);
                 writePending(c, flush.pendingAdded(), flush.pendingRemoved());
-                writeStrings(c, "MERGE INTO capability_owner (capability_id, session_id) KEY (capability_id)"
-                        + " VALUES (?, ?)", new TreeMap<>(flush.capabilityOwners()));
+                SqlDialect dialect = SqlDialect.of(c);
+                writeStrings(c, dialect.upsert("capability_owner", 1, "capability_id", "session_id"),
+                        new TreeMap<>(flush.capabilityOwners()));
                 try (PreparedStatement s = c.prepareStatement(
-                        "MERGE INTO revoked_principal (token_ref, position) KEY (token_ref) VALUES (?, ?)")) {
+                        dialect.upsert("revoked_principal", 1, "token_ref", "position"))) {
                     for (Map.Entry<String, Long> e : new TreeMap<>(flush.revokedPrincipals()).entrySet()) {
                         s.setString(1, e.getKey());
                         s.setLong(2, e.getValue());
@@ -285,11 +290,12 @@ public final class SqlProjectionStore implements ProjectionStore {
                     }
                     s.executeBatch();
                 }
-                try (PreparedStatement s = c.prepareStatement("MERGE INTO projection_meta (id, position,"
-                        + " policy_position, policy_activations) KEY (id) VALUES (1, ?, ?, ?)")) {
-                    s.setLong(1, flush.meta().position());
-                    s.setLong(2, flush.meta().policyPosition());
-                    s.setLong(3, flush.meta().policyActivations());
+                try (PreparedStatement s = c.prepareStatement(dialect.upsert("projection_meta", 1, "id", "position",
+                        "policy_position", "policy_activations"))) {
+                    s.setInt(1, 1);
+                    s.setLong(2, flush.meta().position());
+                    s.setLong(3, flush.meta().policyPosition());
+                    s.setLong(4, flush.meta().policyActivations());
                     s.executeUpdate();
                 }
                 c.commit();

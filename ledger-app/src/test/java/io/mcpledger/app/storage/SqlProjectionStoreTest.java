@@ -3,48 +3,58 @@ package io.mcpledger.app.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.mcpledger.app.testing.TestDatabases;
+import io.mcpledger.app.testing.TestDatabases.Kind;
+import io.mcpledger.app.testing.LargeLog;
+import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.CallStatus;
+import io.mcpledger.domain.session.SessionFold;
 import io.mcpledger.query.ProjectionConflictException;
 import io.mcpledger.query.ProjectionStore.Flush;
 import io.mcpledger.query.ProjectionStore.Meta;
 import io.mcpledger.query.ProjectionStore.StoredCall;
-import java.nio.file.Path;
+import io.mcpledger.query.ProjectionStore.StoredSession;
 import java.sql.Connection;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A flush inserts the calls decided at or after the position the store held before and updates the others; an update of a row the store does not hold, or a second decision for a call, fails the whole flush.
+ * A flush inserts the calls decided at or after the position the store held before and updates the others; an update
+ * of a row the store does not hold, or a second decision for a call, fails the whole flush. The same on H2 and on
+ * PostgreSQL ({@link TestDatabases}).
  */
 class SqlProjectionStoreTest {
     private static final long SESSION = 3;
 
-    @TempDir
-    Path state;
-    private H2Database database;
+    private final TestDatabases databases = new TestDatabases();
     private SqlProjectionStore store;
 
-    @BeforeEach
-    void open() throws Exception {
-        database = H2Database.open(state, 2);
-        try (Connection c = database.dataSource().getConnection()) {
-            SqlProjectionStore.create(c);
-            c.commit();
+    private void open(Kind kind) throws Exception {
+        DataSource database = databases.create(kind, 2);
+        for (int i = 0; i < 2; i++) { // creating twice changes nothing
+            try (Connection c = database.getConnection()) {
+                SqlProjectionStore.create(c);
+                c.commit();
+            }
         }
-        store = new SqlProjectionStore(database.dataSource(), database.forcedWrites());
+        store = new SqlProjectionStore(database, ForcedWrites.never());
     }
 
     @AfterEach
-    void close() {
-        database.close();
+    void close() throws Exception {
+        databases.close();
     }
 
-    @Test
-    void aCallDecidedBeforeTheLastFlushIsUpdatedAndANewOneInserted() {
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aCallDecidedBeforeTheLastFlushIsUpdatedAndANewOneInserted(Kind kind) throws Exception {
+        open(kind);
         store.write(flush(10, new StoredCall(SESSION, "req-1", 5, CallStatus.PENDING, -1, -1)));
         store.write(flush(20, new StoredCall(SESSION, "req-1", 5, CallStatus.OK, 12, -1),
                 new StoredCall(SESSION, "req-2", 15, CallStatus.REFUSED, -1, -1)));
@@ -55,8 +65,10 @@ class SqlProjectionStoreTest {
         assertThat(store.meta().position()).isEqualTo(20);
     }
 
-    @Test
-    void anUpdateOfACallTheStoreDoesNotHoldFailsTheWholeFlush() {
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void anUpdateOfACallTheStoreDoesNotHoldFailsTheWholeFlush(Kind kind) throws Exception {
+        open(kind);
         store.write(flush(10, new StoredCall(SESSION, "req-1", 5, CallStatus.PENDING, -1, -1)));
 
         assertThatThrownBy(() -> store.write(flush(20,
@@ -70,8 +82,10 @@ class SqlProjectionStoreTest {
         assertThat(store.call(SESSION, "req-9")).isNull();
     }
 
-    @Test
-    void aSecondDecisionForACallIsAConflictAndStoresNothing() {
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aSecondDecisionForACallIsAConflictAndStoresNothing(Kind kind) throws Exception {
+        open(kind);
         store.write(flush(10, new StoredCall(SESSION, "req-1", 5, CallStatus.PENDING, -1, -1)));
 
         assertThatThrownBy(() -> store.write(flush(20,
@@ -82,6 +96,51 @@ class SqlProjectionStoreTest {
         assertThat(store.meta().position()).isEqualTo(10);
         assertThat(store.call(SESSION, "req-2")).isNull();
         assertThat(store.call(SESSION, "req-1").decision()).isEqualTo(5);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void ownersRevocationsAndThePositionAreWrittenOverAndRequestsFoundAcrossSessions(Kind kind) throws Exception {
+        open(kind);
+        store.write(new Flush(new Meta(10, 4, 1), List.of(),
+                List.of(new StoredCall(SESSION, "req-1", 5, CallStatus.PENDING, -1, -1),
+                        new StoredCall(SESSION + 4, "req-1", 7, CallStatus.REFUSED, -1, -1)),
+                List.of(), List.of(), Map.of("cap-1", "s-1"), Map.of("tr-1", 6L)));
+        store.write(new Flush(new Meta(20, 12, 2), List.of(), List.of(), List.of(), List.of(),
+                Map.of("cap-1", "s-2", "cap-2", "s-3"), Map.of("tr-2", 15L)));
+
+        assertThat(store.meta()).isEqualTo(new Meta(20, 12, 2));
+        assertThat(store.capabilityOwner("cap-1")).isEqualTo("s-2");
+        assertThat(store.capabilityOwner("cap-2")).isEqualTo("s-3");
+        assertThat(store.revokedPrincipals()).isEqualTo(Map.of("tr-1", 6L, "tr-2", 15L));
+        assertThat(store.sessionsWithRequest("req-1")).containsExactly(SESSION, SESSION + 4);
+        assertThat(store.sessionsWithRequest("req-2")).isEmpty();
+    }
+
+    /** Sessions are listed and digested in id order, which must be Java's order on every database. */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void sessionsComeInJavasOrderOfTheirIds(Kind kind) throws Exception {
+        open(kind);
+        LargeLog receipts = new LargeLog("ledger.test/order", "0a1b2c3d", Instant.parse("2026-12-01T00:00:00Z"));
+        List<StoredSession> sessions = new ArrayList<>();
+        for (int n = 0; n < 12; n++) {
+            Receipt initialized = receipts.sessionReceipts(n, 1).get(0);
+            sessions.add(new StoredSession(n, SessionFold.apply(null, initialized, null), n));
+        }
+        store.write(new Flush(new Meta(12, -1, 0), sessions, List.of(), List.of(), List.of(), Map.of(), Map.of()));
+
+        List<String> ids = new ArrayList<>();
+        sessions.forEach(s -> ids.add(s.state().id()));
+        ids.sort(null);
+        List<String> listed = new ArrayList<>();
+        store.sessions(null, 100).forEach(s -> listed.add(s.state().id()));
+        assertThat(listed).isEqualTo(ids);
+        assertThat(store.session(ids.get(3)).state().id()).isEqualTo(ids.get(3));
+        List<byte[]> views = new ArrayList<>();
+        store.forEachSessionView(views::add);
+        assertThat(views).hasSize(12);
+        assertThat(new String(views.get(0), java.nio.charset.StandardCharsets.UTF_8)).contains(ids.get(0));
     }
 
     private static Flush flush(long position, StoredCall... calls) {
