@@ -6,8 +6,8 @@ import java.util.Arrays;
 
 /**
  * What differs between the databases the ledger stores in, H2 (the embedded default) and PostgreSQL, as far as the
- * ledger's SQL reaches them: the type of stored bytes, and how a row is written over the one with its key. Everything
- * else the ledger's SQL uses is common to both.
+ * ledger's SQL reaches them: the types of stored bytes and of small integer codes, the order of text, and how a row
+ * is written over the one with its key. Everything else the ledger's SQL uses is common to both.
  */
 public enum SqlDialect {
     H2,
