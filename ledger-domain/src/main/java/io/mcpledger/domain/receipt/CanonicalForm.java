@@ -142,7 +142,7 @@ public final class CanonicalForm {
         }
         while (reader.peek('"') && reader.string()) {
             int order = reader.escaped ? reader.decode(reader.stringStart, reader.stringEnd).compareTo(name)
-                    : compare(text, reader.stringStart, reader.stringEnd, name);
+                    : compare(text, reader.stringStart, reader.stringEnd, name, 0, name.length());
             reader.at++; // the colon
             int valueStart = reader.at;
             if (!reader.value(1)) {
@@ -266,15 +266,7 @@ public final class CanonicalForm {
     /** Compares two names by their decoded UTF-16 code units; where neither escapes anything, as they stand. */
     private int compareNames(int aStart, int aEnd, boolean aEscaped, int bStart, int bEnd, boolean bEscaped) {
         if (!aEscaped && !bEscaped) {
-            int length = Math.min(aEnd - aStart, bEnd - bStart);
-            for (int i = 0; i < length; i++) {
-                char a = text.charAt(aStart + i);
-                char b = text.charAt(bStart + i);
-                if (a != b) {
-                    return a - b;
-                }
-            }
-            return (aEnd - aStart) - (bEnd - bStart);
+            return compare(text, aStart, aEnd, text, bStart, bEnd);
         }
         return decode(aStart, aEnd).compareTo(decode(bStart, bEnd));
     }
@@ -287,7 +279,7 @@ public final class CanonicalForm {
         String decodedName = nameEscaped ? decode(start, end) : null;
         while (nextName < names.length) {
             int order = decodedName != null ? decodedName.compareTo(names[nextName])
-                    : compare(text, start, end, names[nextName]);
+                    : compare(text, start, end, names[nextName], 0, names[nextName].length());
             if (order < 0) {
                 return -1;
             }
@@ -299,17 +291,17 @@ public final class CanonicalForm {
         return -1;
     }
 
-    /** Compares text[start, end) with {@code s} by UTF-16 code units. */
-    private static int compare(String text, int start, int end, String s) {
-        int length = Math.min(end - start, s.length());
+    /** Compares a[aStart, aEnd) with b[bStart, bEnd) by UTF-16 code units, as String.compareTo does. */
+    private static int compare(String a, int aStart, int aEnd, String b, int bStart, int bEnd) {
+        int length = Math.min(aEnd - aStart, bEnd - bStart);
         for (int i = 0; i < length; i++) {
-            char a = text.charAt(start + i);
-            char b = s.charAt(i);
-            if (a != b) {
-                return a - b;
+            char x = a.charAt(aStart + i);
+            char y = b.charAt(bStart + i);
+            if (x != y) {
+                return x - y;
             }
         }
-        return (end - start) - s.length();
+        return (aEnd - aStart) - (bEnd - bStart);
     }
 
     private boolean array(int depth) {

@@ -27,8 +27,10 @@ import java.util.Set;
  * lengthened every garbage-collection pause.
  */
 public final class Receipt {
-    private static final Set<String> FIELDS =
-            Set.of("v", "id", "kind", "at", "ledger", "session", "seq", "prev", "request", "body", "keyId", "sig");
+    /** The top-level names a receipt may have, sorted as canonical JSON orders them, and their indexes. */
+    private static final String[] NAMES =
+            {"at", "body", "id", "keyId", "kind", "ledger", "prev", "request", "seq", "session", "sig", "v"};
+    private static final Set<String> FIELDS = Set.of(NAMES);
 
     private final String line;
     private final ReceiptKind kind;
@@ -180,9 +182,7 @@ public final class Receipt {
         return new Receipt(line, kind, at, id, session, seq, prev, request, keyId, ledger);
     }
 
-    /** The top-level names a receipt may have, sorted as canonical JSON orders them, and their indexes. */
-    private static final String[] NAMES =
-            {"at", "body", "id", "keyId", "kind", "ledger", "prev", "request", "seq", "session", "sig", "v"};
+    /** The index of each name in {@link #NAMES}. */
     private static final int AT = 0;
     private static final int BODY = 1;
     private static final int ID = 2;

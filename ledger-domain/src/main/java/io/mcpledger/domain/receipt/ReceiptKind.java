@@ -1,7 +1,5 @@
 package io.mcpledger.domain.receipt;
 
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Optional;
 
 /** The kinds of receipt of spec section 6, with their wire names. */
@@ -36,7 +34,7 @@ public enum ReceiptKind {
     }
 
     public static Optional<ReceiptKind> fromWire(String wire) {
-        return Optional.ofNullable(BY_WIRE.get(wire));
+        return wire == null ? Optional.empty() : Optional.ofNullable(fromWire(wire, 0, wire.length()));
     }
 
     /** The kind whose wire name is text[from, to), or null; every line of the log names one, read where it stands. */
@@ -50,15 +48,6 @@ public enum ReceiptKind {
     }
 
     private static final ReceiptKind[] VALUES = values();
-
-    /** Every line of the log names its kind: a lookup, not a search. */
-    private static final Map<String, ReceiptKind> BY_WIRE = new HashMap<>();
-
-    static {
-        for (ReceiptKind kind : values()) {
-            BY_WIRE.put(kind.wire, kind);
-        }
-    }
 
     @Override
     public String toString() {
