@@ -91,13 +91,16 @@ public final class SqlProjectionStore implements ProjectionStore {
 
     @Override
     public Meta meta() {
-        return query("read the projections' position", c -> {
-            try (PreparedStatement s = c.prepareStatement(
-                    "SELECT position, policy_position, policy_activations FROM projection_meta WHERE id = 1");
-                 ResultSet r = s.executeQuery()) {
-                return r.next() ? new Meta(r.getLong(1), r.getLong(2), r.getLong(3)) : Meta.EMPTY;
-            }
-        });
+        return query("read the projections' position", SqlProjectionStore::meta);
+    }
+
+    /** The stored position and policy, in the transaction of {@code c}. */
+    private static Meta meta(Connection c) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(
+                "SELECT position, policy_position, policy_activations FROM projection_meta WHERE id = 1");
+             ResultSet r = s.executeQuery()) {
+            return r.next() ? new Meta(r.getLong(1), r.getLong(2), r.getLong(3)) : Meta.EMPTY;
+        }
     }
 
     @Override
@@ -274,7 +277,7 @@ public final class SqlProjectionStore implements ProjectionStore {
             try {
                 // Rows keyed at or after the position the store held are new: every receipt before it was folded and
                 // stored by an earlier flush, and a row is keyed by the position of the receipt that made it.
-                long newFrom = storedPosition(c);
+                long newFrom = meta(c).position();
                 writeSessions(c, flush.sessions(), newFrom);
                 writeCalls(c, flush.calls(), newFrom);
                 writePending(c, flush.pendingAdded(), flush.pendingRemoved());
@@ -310,14 +313,6 @@ public final class SqlProjectionStore implements ProjectionStore {
             }
             throw new IllegalStateException("cannot store the projections at log position " + flush.meta().position()
                     + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** The position the stored projections reach, read in the flush's own transaction. */
-    private static long storedPosition(Connection c) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT position FROM projection_meta WHERE id = 1");
-             ResultSet r = s.executeQuery()) {
-            return r.next() ? r.getLong(1) : Meta.EMPTY.position();
         }
     }
 
