@@ -55,11 +55,7 @@ class LogSequencerStorageTest {
     @ParameterizedTest
     @EnumSource(value = Kind.class, names = "POSTGRESQL")
     void twoSequencersTakeTurnsAndNeverForkTheTree(Kind kind) throws Exception {
-        DataSource first = databases.create(kind, 4);
-        try (Connection c = first.getConnection()) {
-            LedgerLog.create(c);
-            c.commit();
-        }
+        DataSource first = databases.create(kind, 4, LedgerLog::create);
         DataSource second = databases.another(first, 4);
         List<LogSequencer> sequencers = List.of(sequencer(first), sequencer(second));
 

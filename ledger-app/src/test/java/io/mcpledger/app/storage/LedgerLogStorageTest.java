@@ -43,14 +43,7 @@ class LedgerLogStorageTest {
     }
 
     private DataSource database(Kind which) throws Exception {
-        DataSource source = databases.create(which, 6);
-        for (int i = 0; i < 2; i++) { // creating twice changes nothing
-            try (Connection c = source.getConnection()) {
-                LedgerLog.create(c);
-                c.commit();
-            }
-        }
-        return source;
+        return databases.create(which, 6, LedgerLog::create);
     }
 
     private static List<Receipt> session(int receipts) {

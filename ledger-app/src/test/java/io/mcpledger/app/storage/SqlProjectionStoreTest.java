@@ -14,7 +14,6 @@ import io.mcpledger.query.ProjectionStore.Flush;
 import io.mcpledger.query.ProjectionStore.Meta;
 import io.mcpledger.query.ProjectionStore.StoredCall;
 import io.mcpledger.query.ProjectionStore.StoredSession;
-import java.sql.Connection;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,13 +35,7 @@ class SqlProjectionStoreTest {
     private SqlProjectionStore store;
 
     private void open(Kind kind) throws Exception {
-        DataSource database = databases.create(kind, 2);
-        for (int i = 0; i < 2; i++) { // creating twice changes nothing
-            try (Connection c = database.getConnection()) {
-                SqlProjectionStore.create(c);
-                c.commit();
-            }
-        }
+        DataSource database = databases.create(kind, 2, SqlProjectionStore::create);
         store = new SqlProjectionStore(database, ForcedWrites.never());
     }
 

@@ -4,6 +4,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.mcpledger.app.storage.H2Database;
 import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -25,6 +27,29 @@ public final class TestDatabases implements AutoCloseable {
     private final List<AutoCloseable> open = new ArrayList<>();
     /** The JDBC URL of each PostgreSQL pool handed out, for a second pool on the same database. */
     private final Map<DataSource, String> urls = new IdentityHashMap<>();
+
+    /** Creates tables in the transaction of a connection. */
+    @FunctionalInterface
+    public interface Schema {
+        void create(Connection c) throws SQLException;
+    }
+
+    /**
+     * A new database with the tables of {@code schemas}, each created twice, as every start of the ledger does (the
+     * second time must change nothing); its connections.
+     */
+    public DataSource create(Kind kind, int poolSize, Schema... schemas) throws Exception {
+        DataSource database = create(kind, poolSize);
+        for (int i = 0; i < 2; i++) {
+            for (Schema schema : schemas) {
+                try (Connection c = database.getConnection()) {
+                    schema.create(c);
+                    c.commit();
+                }
+            }
+        }
+        return database;
+    }
 
     /** A new, empty database; its connections. */
     public DataSource create(Kind kind, int poolSize) throws Exception {
