@@ -2,6 +2,7 @@ package io.mcpledger.query;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.LedgerEvent;
+import io.mcpledger.domain.LedgerEvents;
 import io.mcpledger.domain.ledger.LedgerFold;
 import io.mcpledger.domain.ledger.LedgerState;
 import io.mcpledger.domain.ledger.ProjectionDigest;
@@ -25,10 +26,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -105,6 +108,8 @@ public final class LedgerProjector implements Authority, SessionHistory {
     private long flushedPosition = -1;
     private String flushedPolicy;
     private volatile String problem;
+    /** Policy activations and principal revocations folded by this projector (since it was opened). */
+    private volatile long authorityChanges;
 
     private final ProjectedLedger ledger = new ProjectedLedger();
     /** The position of the receipt being folded, and the policy it activates; only under the write lock. */
@@ -276,6 +281,10 @@ public final class LedgerProjector implements Authority, SessionHistory {
     public void foldCommitted(long first, List<? extends LedgerEvent> events) {
         write(() -> {
             requireHealthy();
+            if (first + events.size() <= position) {
+                // Already folded from the log by {@link #follow}, which may read a batch between its commit and this.
+                return null;
+            }
             if (first != position) {
                 throw broken("a batch was appended at position " + first + " but the projections hold " + position
                         + " entries");
@@ -285,6 +294,50 @@ public final class LedgerProjector implements Authority, SessionHistory {
             }
             return null;
         });
+    }
+
+    /**
+     * Folds the committed entries before {@code end} that the projections do not hold yet: what other ledger nodes
+     * appended to a log they share with this one. Entries are read outside the projections' lock and folded under it,
+     * skipping any that a concurrent {@link #foldCommitted} or follow folded meanwhile. Returns the streams (sessions,
+     * principals, the policy) whose state changed, whose cached aggregates are then stale.
+     */
+    public Set<String> follow(long end) {
+        Set<String> touched = new HashSet<>();
+        while (position < end) {
+            long from = position;
+            long to = Math.min(end, from + CATCH_UP_FLUSH);
+            List<LogReader.Entry> entries = new ArrayList<>((int) (to - from));
+            log.scan(from, to, entries::add);
+            if (entries.size() != to - from) {
+                throw new IllegalStateException("the log gave " + entries.size() + " entries from " + from
+                        + " where " + (to - from) + " are committed");
+            }
+            write(() -> {
+                requireHealthy();
+                for (LogReader.Entry entry : entries) {
+                    if (entry.position() < position) {
+                        continue;
+                    }
+                    if (entry.position() != position) {
+                        throw broken("the log gave entry " + entry.position() + " where the projections expected"
+                                + " entry " + position);
+                    }
+                    fold(entry.receipt(), entry.policy());
+                    touched.add(LedgerEvents.stream(LedgerEvents.of(entry.receipt(), entry.policy())));
+                }
+                return null;
+            });
+        }
+        return touched;
+    }
+
+    /**
+     * How many times the authority (the active policy, the revoked principals) has changed in the log folded so far:
+     * a decision made while this was n is stale once it is not.
+     */
+    public long authorityChanges() {
+        return authorityChanges;
     }
 
     /** Folds one receipt at {@link #position}; under the write lock. */
@@ -440,6 +493,7 @@ public final class LedgerProjector implements Authority, SessionHistory {
                 return false;
             }
             revocations.put(tokenRef, folding);
+            authorityChanges++;
             return true;
         }
 
@@ -452,6 +506,7 @@ public final class LedgerProjector implements Authority, SessionHistory {
             policy = foldingPolicy;
             policyPosition = folding;
             policyActivations++;
+            authorityChanges++;
         }
     }
 

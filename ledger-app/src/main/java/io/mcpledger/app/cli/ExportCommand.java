@@ -7,7 +7,10 @@ import io.mcpledger.app.log.LogSequencer;
 import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.app.statedir.StateException;
+import io.mcpledger.app.storage.DatabaseUrl;
 import io.mcpledger.app.storage.H2Database;
+import io.mcpledger.app.storage.LedgerDatabase;
+import io.mcpledger.app.storage.PostgresDatabase;
 import io.mcpledger.app.storage.LedgerLog;
 import io.mcpledger.app.storage.LedgerSchema;
 import io.mcpledger.app.storage.StateInUseException;
@@ -23,8 +26,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code ledger-app export}: the bundle of spec section 9 from a stopped ledger's state. Everything committed is
- * integrated first, so the bundle's checkpoint covers every receipt.
+ * {@code ledger-app export}: the bundle of spec section 9 from a stopped ledger's state, or from a PostgreSQL database
+ * while its nodes run. Everything committed is integrated first, so the bundle's checkpoint covers every line.
  */
 @Command(name = "export", mixinStandardHelpOptions = true,
         description = "Writes an export bundle (entries.jsonl, checkpoint, public-key.pem, vkey) from a stopped "
@@ -41,22 +44,29 @@ public final class ExportCommand implements Callable<Integer> {
             description = "Directory to write the bundle to; created if missing, and must be empty if it exists")
     private Path out;
 
+    @CommandLine.Mixin
+    private DatabaseOption database = new DatabaseOption();
+
     @Override
     public Integer call() {
         try {
+            DatabaseUrl url = database.url();
             requireEmptyOutput();
             LoadedState loaded = new StateDirectory(state).load(null);
-            if (!Files.exists(state.resolve(H2Database.FILE_NAME))) {
+            if (url == null && !Files.exists(state.resolve(H2Database.FILE_NAME))) {
                 return fail("the ledger at " + state + " has no log yet (" + H2Database.FILE_NAME + " is missing);"
                         + " run 'ledger-app serve' on it first");
             }
             long entries;
             long integrated;
-            try (H2Database database = H2Database.open(state, 2)) {
-                LedgerSchema.prepare(database.dataSource(), database.forcedWrites());
-                LogSequencer log = LogSequencer.open(database.dataSource(), new LedgerLog(database.dataSource()),
-                        database.forcedWrites(), loaded.signingKey(), loaded.origin(),
-                        LedgerSettings.StoreCaches.DEFAULT_TILES);
+            // On PostgreSQL the nodes may be running: the export integrates beside them, and its bundle is the log up
+            // to the checkpoint it finds then.
+            try (LedgerDatabase db = url == null ? H2Database.open(state, 2)
+                    : PostgresDatabase.open(url, 2, PostgresDatabase.Slots.NONE)) {
+                LedgerSchema.prepareLog(db, loaded.origin(), loaded.publicKeyText());
+                LogSequencer log = LogSequencer.open(db.dataSource(), new LedgerLog(db.dataSource()),
+                        db.forcedWrites(), loaded.signingKey(), loaded.origin(),
+                        LedgerSettings.StoreCaches.DEFAULT_TILES, db.shared());
                 integrated = log.integrate();
                 entries = writeThenMove(log, loaded);
             }
@@ -65,7 +75,7 @@ public final class ExportCommand implements Callable<Integer> {
             return LedgerMain.EXIT_OK;
         } catch (StateInUseException e) {
             return fail("the ledger still holds the state at " + state + "; stop it (SIGTERM) and export again");
-        } catch (StateException | StorageException e) {
+        } catch (StateException | StorageException | IllegalArgumentException e) {
             return fail(e.getMessage());
         } catch (IOException e) {
             return fail("cannot write the bundle to " + out + ": " + e);

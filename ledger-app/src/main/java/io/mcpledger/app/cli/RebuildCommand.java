@@ -3,7 +3,11 @@ package io.mcpledger.app.cli;
 import io.mcpledger.app.LedgerMain;
 import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.app.statedir.StateException;
+import io.mcpledger.app.statedir.LoadedState;
+import io.mcpledger.app.storage.DatabaseUrl;
 import io.mcpledger.app.storage.H2Database;
+import io.mcpledger.app.storage.LedgerDatabase;
+import io.mcpledger.app.storage.PostgresDatabase;
 import io.mcpledger.app.storage.LedgerLog;
 import io.mcpledger.app.storage.LedgerSchema;
 import io.mcpledger.app.storage.SqlProjectionStore;
@@ -40,19 +44,25 @@ public final class RebuildCommand implements Callable<Integer> {
             description = "State directory; default $LEDGER_STATE or ./state/ledger")
     private Path state;
 
+    @CommandLine.Mixin
+    private DatabaseOption database = new DatabaseOption();
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try {
-            new StateDirectory(state).load(null);
-            if (!Files.exists(state.resolve(H2Database.FILE_NAME))) {
+            DatabaseUrl url = database.url();
+            LoadedState loaded = new StateDirectory(state).load(null);
+            if (url == null && !Files.exists(state.resolve(H2Database.FILE_NAME))) {
                 return fail("the ledger at " + state + " has no log yet (" + H2Database.FILE_NAME + " is missing)");
             }
             // The log's reader, the fold's reads of the projections and the flush each hold a connection at once.
-            try (H2Database database = H2Database.open(state, 4)) {
-                LedgerSchema.prepare(database.dataSource(), database.forcedWrites());
-                LedgerLog log = new LedgerLog(database.dataSource());
-                SqlProjectionStore store = new SqlProjectionStore(database.dataSource(), database.forcedWrites());
+            // On PostgreSQL only with every node stopped: it takes every projection slot.
+            try (LedgerDatabase db = url == null ? H2Database.open(state, 4)
+                    : PostgresDatabase.open(url, 4, PostgresDatabase.Slots.ALL)) {
+                LedgerSchema.prepare(db, loaded.origin(), loaded.publicKeyText());
+                LedgerLog log = new LedgerLog(db.dataSource());
+                SqlProjectionStore store = new SqlProjectionStore(db.projections(), db.forcedWrites());
                 store.clear();
                 LedgerProjector projector = LedgerProjector.open(store, log, UNUSED_IDLE_EXPIRY,
                         LedgerProjector.Caches.DEFAULT);
@@ -71,7 +81,7 @@ public final class RebuildCommand implements Callable<Integer> {
             }
         } catch (StateInUseException e) {
             return fail("the ledger still holds the state at " + state + "; stop it (SIGTERM) and rebuild again");
-        } catch (StateException | StorageException e) {
+        } catch (StateException | StorageException | IllegalArgumentException e) {
             return fail(e.getMessage());
         } catch (RuntimeException e) {
             return fail("the projections could not be rebuilt (the log is unchanged; rebuild again once the cause is"

@@ -8,6 +8,7 @@ import io.mcpledger.app.policy.PolicyFiles;
 import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.app.statedir.StateException;
+import io.mcpledger.app.storage.DatabaseUrl;
 import io.mcpledger.app.storage.StorageException;
 import io.mcpledger.domain.policy.PolicyDocument;
 import io.mcpledger.query.LedgerProjector;
@@ -73,6 +74,9 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Megabytes of the store's pages kept in memory (default ${DEFAULT-VALUE}).")
     int storeCacheMb;
 
+    @CommandLine.Mixin
+    DatabaseOption database = new DatabaseOption();
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -86,6 +90,12 @@ public final class ServeCommand implements Callable<Integer> {
         }
         PolicyDocument document = null;
         LoadedState loadedState;
+        DatabaseUrl url;
+        try {
+            url = database.url();
+        } catch (IllegalArgumentException e) {
+            return fail(e.getMessage());
+        }
         try {
             if (policy != null) {
                 document = PolicyFiles.read(policy);
@@ -98,7 +108,7 @@ public final class ServeCommand implements Callable<Integer> {
         }
         LedgerSettings settings = new LedgerSettings(state, origin, listen, document, idleExpiry, maxActiveSessions,
                 checkpointInterval, new LedgerProjector.Caches(cacheSessions, cacheCalls),
-                new LedgerSettings.StoreCaches(storeCacheMb, cacheTiles));
+                new LedgerSettings.StoreCaches(storeCacheMb, cacheTiles), url);
         LedgerServer server;
         try {
             server = LedgerServer.start(loadedState, settings, Clock.systemUTC());
@@ -111,8 +121,9 @@ public final class ServeCommand implements Callable<Integer> {
             spec.commandLine().getOut().flush();
             stopped.countDown();
         }, "ledger-shutdown"));
-        spec.commandLine().getOut().println("Ready: " + state + ". Listening on " + server.host() + ":" + server.port()
-                + ". Credentials: " + state.resolve(StateDirectory.CREDENTIALS) + "/");
+        spec.commandLine().getOut().println("Ready: " + state + (url == null ? "" : " on " + url) + ". Listening on "
+                + server.host() + ":" + server.port() + ". Credentials: " + state.resolve(StateDirectory.CREDENTIALS)
+                + "/");
         spec.commandLine().getOut().flush();
         stopped.await();
         return LedgerMain.EXIT_OK;

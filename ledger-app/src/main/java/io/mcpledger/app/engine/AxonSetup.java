@@ -9,6 +9,7 @@ import io.mcpledger.domain.principal.PrincipalAggregate;
 import io.mcpledger.domain.session.LedgerContext;
 import io.mcpledger.domain.session.SessionAggregate;
 import java.util.List;
+import org.axonframework.common.caching.Cache;
 import org.axonframework.config.AggregateConfigurer;
 import org.axonframework.config.Configuration;
 import org.axonframework.config.Configurer;
@@ -34,13 +35,27 @@ public final class AxonSetup {
         return JacksonSerializer.builder().objectMapper(mapper).build();
     }
 
+    /** The aggregates' caches, which {@link LogFollower} empties of what other nodes changed. */
+    record Caches(Cache sessions, Cache policy, Cache principals) {
+        /**
+         * The session cache holds up to {@code sessions} aggregates (each its state and at most one batch's calls);
+         * a session past it is loaded again from the projections when it is next used.
+         */
+        static Caches of(int sessions) {
+            return new Caches(new CaffeineCache(sessions), new CaffeineCache(1), new CaffeineCache(1_000));
+        }
+
+        List<Cache> all() {
+            return List.of(sessions, policy, principals);
+        }
+    }
+
     /**
-     * Builds (does not start) the configuration on {@code commandBus} and {@code storage}. The session cache holds
-     * up to {@code sessions} aggregates (each its state and at most one batch's calls); a session past it is loaded
-     * again from the projections when it is next used.
+     * Builds (does not start) the configuration on {@code commandBus} and {@code storage}, with the aggregates cached
+     * in {@code caches}.
      */
     static Configuration build(JdbcTransactionManager transactions, GroupCommitCommandBus commandBus,
-                               EventStorageEngine storage, LedgerContext context, int sessions) {
+                               EventStorageEngine storage, LedgerContext context, Caches caches) {
         Serializer serializer = serializer();
         Configurer configurer = DefaultConfigurer.defaultConfiguration(false)
                 .configureSerializer(c -> serializer)
@@ -53,13 +68,13 @@ public final class AxonSetup {
                 .configureEmbeddedEventStore(c -> storage)
                 .registerComponent(LedgerContext.class, c -> context)
                 .configureAggregate(AggregateConfigurer.defaultConfiguration(SessionAggregate.class)
-                        .configureCache(c -> new CaffeineCache(sessions))
+                        .configureCache(c -> caches.sessions())
                         .configureCommandTargetResolver(c -> LedgerTargetResolver.INSTANCE))
                 .configureAggregate(AggregateConfigurer.defaultConfiguration(PolicyAggregate.class)
-                        .configureCache(c -> new CaffeineCache(1))
+                        .configureCache(c -> caches.policy())
                         .configureCommandTargetResolver(c -> LedgerTargetResolver.INSTANCE))
                 .configureAggregate(AggregateConfigurer.defaultConfiguration(PrincipalAggregate.class)
-                        .configureCache(c -> new CaffeineCache(1_000))
+                        .configureCache(c -> caches.principals())
                         .configureCommandTargetResolver(c -> LedgerTargetResolver.INSTANCE));
         return configurer.buildConfiguration();
     }

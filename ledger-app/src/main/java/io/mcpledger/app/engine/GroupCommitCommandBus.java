@@ -27,6 +27,7 @@ import org.axonframework.messaging.MessageHandlerInterceptor;
 import org.axonframework.messaging.unitofwork.DefaultUnitOfWork;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.axonframework.modelling.command.AggregateNotFoundException;
+import org.axonframework.modelling.command.ConcurrencyException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,12 +54,16 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCommitCommandBus.class);
     /** Enough to amortize a commit; small enough that a batch's latency stays a few milliseconds. */
     static final int MAX_BATCH = 64;
+    /** Tries at a batch that keeps being refused as stale; each one follows what made the one before stale. */
+    static final int MAX_ATTEMPTS = 8;
 
     private final SimpleCommandBus local;
     private final TransactionManager transactions;
     private final Worker[] workers;
     private final AtomicLong batches = new AtomicLong();
     private final AtomicLong commands = new AtomicLong();
+    private final AtomicLong redecided = new AtomicLong();
+    private volatile BatchGuard guard = NO_GUARD;
     private final ReentrantLock appendLock = new ReentrantLock();
     private volatile boolean closed;
     private volatile CountDownLatch gate = new CountDownLatch(0);
@@ -110,6 +115,16 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
         return local.registerDispatchInterceptor(interceptor);
     }
 
+    /** Sets what runs around each batch; before the first command. */
+    public void guard(BatchGuard guard) {
+        this.guard = guard;
+    }
+
+    /** Batches decided again because they were stale. */
+    public long redecided() {
+        return redecided.get();
+    }
+
     /** Commits so far; with {@link #commands()} this gives the mean batch size. */
     public long batches() {
         return batches.get();
@@ -142,6 +157,30 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
             }
         }
     }
+
+    /** One try at a batch: each command's result so far, what failed it whole (or null), and whether it was stale. */
+    private record Attempt(List<CommandResultMessage<?>> results, Throwable poison, boolean stale) {
+    }
+
+    /** What the ledger does around each batch. */
+    public interface BatchGuard {
+        /** Before a batch, or its next attempt, is decided: in its root unit of work, before any command. */
+        void beforeBatch(UnitOfWork<?> root);
+
+        /** Why {@code command} is refused before it is handled (a {@code LedgerException}), or null to handle it. */
+        RuntimeException refusal(CommandMessage<?> command, UnitOfWork<?> root);
+    }
+
+    private static final BatchGuard NO_GUARD = new BatchGuard() {
+        @Override
+        public void beforeBatch(UnitOfWork<?> root) {
+        }
+
+        @Override
+        public RuntimeException refusal(CommandMessage<?> command, UnitOfWork<?> root) {
+            return null;
+        }
+    };
 
     private record Pending(CommandMessage<?> command, CommandCallback<?, ?> callback) {
         @SuppressWarnings({"unchecked", "rawtypes"})
@@ -180,13 +219,40 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
             }
         }
 
+        /**
+         * Decides and commits a batch, and answers its commands. A batch refused as stale (decided on state that
+         * changed before its append: {@link StaleBatchException}) is rolled back, which also drops its aggregates
+         * from the caches, and decided again from the start, up to {@link #MAX_ATTEMPTS} times.
+         */
         private void commit(List<Pending> batch) {
+            for (int attempt = 1; ; attempt++) {
+                Attempt outcome = attempt(batch);
+                if (outcome.stale() && attempt < MAX_ATTEMPTS) {
+                    redecided.incrementAndGet();
+                    continue;
+                }
+                if (outcome.stale()) {
+                    LOG.warn("A batch of {} commands was still stale after {} attempts; its callers hear that nothing"
+                            + " was stored", batch.size(), attempt, outcome.poison());
+                }
+                answer(batch, outcome.results(), outcome.poison());
+                return;
+            }
+        }
+
+        private Attempt attempt(List<Pending> batch) {
             List<CommandResultMessage<?>> results = new ArrayList<>(batch.size());
             UnitOfWork<?> root = DefaultUnitOfWork.startAndGet(new GenericMessage<>("group commit of " + batch.size()));
             Throwable poison = null;
             try {
                 root.attachTransaction(transactions);
+                guard.beforeBatch(root);
                 for (Pending pending : batch) {
+                    RuntimeException refused = guard.refusal(pending.command(), root);
+                    if (refused != null) {
+                        results.add(GenericCommandResultMessage.asCommandResultMessage(refused));
+                        continue;
+                    }
                     CommandResultMessage<?>[] result = new CommandResultMessage<?>[1];
                     local.dispatch(pending.command(), (c, r) -> result[0] = r);
                     results.add(result[0]);
@@ -209,9 +275,11 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
                 }
             } catch (RuntimeException | Error e) {
                 if (root.isActive() || root.isRolledBack()) {
-                    LOG.warn("A batch of {} commands is rolled back ({}); its callers hear that nothing was stored",
-                            batch.size(), root.phase(), e);
                     poison = e;
+                    if (!stale(e)) {
+                        LOG.warn("A batch of {} commands is rolled back ({}); its callers hear that nothing was stored",
+                                batch.size(), root.phase(), e);
+                    }
                     if (root.isActive()) {
                         root.rollback(e);
                     }
@@ -221,6 +289,10 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
                     LOG.error("A batch of {} commands is committed, but a step after the commit failed", batch.size(), e);
                 }
             }
+            return new Attempt(results, poison, poison != null && stale(poison));
+        }
+
+        private void answer(List<Pending> batch, List<CommandResultMessage<?>> results, Throwable poison) {
             batches.incrementAndGet();
             commands.addAndGet(batch.size());
             for (int i = 0; i < batch.size(); i++) {
@@ -241,6 +313,15 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
                             poison)));
                 }
             }
+        }
+
+        private boolean stale(Throwable failure) {
+            for (Throwable t = failure; t != null; t = t.getCause()) {
+                if (t instanceof ConcurrencyException) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         private boolean unforced(Throwable failure) {

@@ -4,6 +4,8 @@ import io.mcpledger.app.log.LogSequencer;
 import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.storage.DaemonScheduler;
 import io.mcpledger.app.storage.H2Database;
+import io.mcpledger.app.storage.LedgerDatabase;
+import io.mcpledger.app.storage.PostgresDatabase;
 import io.mcpledger.app.storage.JdbcTransactionManager;
 import io.mcpledger.app.storage.LedgerLog;
 import io.mcpledger.app.storage.LedgerSchema;
@@ -53,7 +55,8 @@ public final class LedgerEngine implements AutoCloseable {
     }
 
     private final LoadedState state;
-    private final H2Database database;
+    private final LedgerDatabase database;
+    private final LogFollower follower;
     private final Configuration axon;
     private final GroupCommitCommandBus commandBus;
     private final LedgerProjector projector;
@@ -74,11 +77,12 @@ public final class LedgerEngine implements AutoCloseable {
     private volatile String integrationFailure;
     private volatile String flushFailure;
 
-    private LedgerEngine(LoadedState state, H2Database database, Configuration axon, GroupCommitCommandBus commandBus,
-                         LedgerProjector projector, LedgerLog log, ReceiptSigner signer, Clock clock,
-                         LogSequencer sequencer, Duration checkpointInterval) {
+    private LedgerEngine(LoadedState state, LedgerDatabase database, LogFollower follower, Configuration axon,
+                         GroupCommitCommandBus commandBus, LedgerProjector projector, LedgerLog log,
+                         ReceiptSigner signer, Clock clock, LogSequencer sequencer, Duration checkpointInterval) {
         this.state = state;
         this.database = database;
+        this.follower = follower;
         this.axon = axon;
         this.commandBus = commandBus;
         this.projector = projector;
@@ -94,11 +98,20 @@ public final class LedgerEngine implements AutoCloseable {
 
     /** Opens the store, starts the ledger and waits until it is ready; see {@link #open}. */
     public static LedgerEngine start(LoadedState state, LedgerSettings settings, Clock clock) throws StorageException {
-        return start(state, settings, clock, H2Database.open(state.directory()));
+        return start(state, settings, clock, openDatabase(state, settings));
+    }
+
+    /**
+     * The database {@code settings} name: the PostgreSQL database of {@code --database}, else the state directory's
+     * H2 file.
+     */
+    public static LedgerDatabase openDatabase(LoadedState state, LedgerSettings settings) throws StorageException {
+        return settings.database() != null ? PostgresDatabase.open(settings.database())
+                : H2Database.open(state.directory());
     }
 
     /** Starts the ledger on an opened database and waits until it is ready; see {@link #open}. */
-    public static LedgerEngine start(LoadedState state, LedgerSettings settings, Clock clock, H2Database database)
+    public static LedgerEngine start(LoadedState state, LedgerSettings settings, Clock clock, LedgerDatabase database)
             throws StorageException {
         LedgerEngine engine = open(state, settings, clock, database);
         try {
@@ -116,15 +129,15 @@ public final class LedgerEngine implements AutoCloseable {
      * on a thread of its own, folds the log's tail, integrates it, activates {@code settings.policy()} when it differs
      * from the active one, and starts the background work. {@link #awaitStart} waits for that.
      */
-    public static LedgerEngine open(LoadedState state, LedgerSettings settings, Clock clock, H2Database database)
+    public static LedgerEngine open(LoadedState state, LedgerSettings settings, Clock clock, LedgerDatabase database)
             throws StorageException {
         LedgerEngine engine;
         try {
             database.pageCache(settings.storeCaches().pageMegabytes());
-            LedgerSchema.prepare(database.dataSource(), database.forcedWrites());
+            LedgerSchema.prepare(database, state.origin(), state.publicKeyText());
             LedgerLog log = new LedgerLog(database.dataSource());
             LedgerProjector projector = LedgerProjector.open(
-                    new SqlProjectionStore(database.dataSource(), database.forcedWrites()), log,
+                    new SqlProjectionStore(database.projections(), database.forcedWrites()), log,
                     settings.idleExpiry(), settings.caches());
             JdbcTransactionManager transactions =
                     new JdbcTransactionManager(database.dataSource(), database.forcedWrites());
@@ -132,19 +145,22 @@ public final class LedgerEngine implements AutoCloseable {
             LedgerContext context = new LedgerContext(signer, projector, settings.idleExpiry(), new RandomIds(),
                     projector);
             LogSequencer sequencer = LogSequencer.open(database.dataSource(), log, database.forcedWrites(),
-                    state.signingKey(), state.origin(), settings.storeCaches().tiles());
+                    state.signingKey(), state.origin(), settings.storeCaches().tiles(), database.shared());
+            AxonSetup.Caches caches = AxonSetup.Caches.of(settings.maxActiveSessions());
+            LogFollower follower = new LogFollower(database.shared(), projector, log, caches.all());
             GroupCommitCommandBus commandBus = new GroupCommitCommandBus(transactions, AxonSetup.COMMAND_WORKERS);
+            commandBus.guard(new LedgerBatchGuard(follower, projector, settings.maxActiveSessions()));
             Configuration axon;
             try {
-                axon = AxonSetup.build(transactions, commandBus, new LedgerEventStorage(transactions, log, projector),
-                        context, settings.maxActiveSessions());
+                axon = AxonSetup.build(transactions, commandBus, new LedgerEventStorage(transactions, log, projector,
+                        follower, settings.maxActiveSessions()), context, caches);
                 axon.start();
             } catch (RuntimeException e) {
                 commandBus.close();
                 throw e;
             }
-            engine = new LedgerEngine(state, database, axon, commandBus, projector, log, signer, clock, sequencer,
-                    settings.checkpointInterval());
+            engine = new LedgerEngine(state, database, follower, axon, commandBus, projector, log, signer, clock,
+                    sequencer, settings.checkpointInterval());
         } catch (RuntimeException | StorageException e) {
             database.close();
             throw e;
@@ -220,8 +236,17 @@ public final class LedgerEngine implements AutoCloseable {
         return caughtUp;
     }
 
+    /**
+     * Folds what other nodes appended to a shared log, so that what this node answers next reflects every receipt
+     * any node had answered before; on H2 nothing.
+     */
+    public void follow() {
+        follower.follow();
+    }
+
     private void flushQuietly() {
         try {
+            follower.follow();
             projector.flush();
             flushFailure = null;
         } catch (RuntimeException e) {
@@ -278,6 +303,7 @@ public final class LedgerEngine implements AutoCloseable {
                 .map(f -> "writes can no longer be forced to disk (" + f + "); nothing is acknowledged until the ledger"
                         + " is restarted on a healthy disk");
         return unforced
+                .or(() -> database instanceof PostgresDatabase p ? p.failure() : Optional.empty())
                 .or(() -> projector.problem().map(p -> p + "; restart the ledger to fold the log again"))
                 .or(() -> Optional.ofNullable(integrationFailure))
                 .or(() -> Optional.ofNullable(flushFailure));
@@ -301,12 +327,14 @@ public final class LedgerEngine implements AutoCloseable {
      * a listing does before it reads. Completes once they are stored.
      */
     public CompletableFuture<Void> expireIdleSessions() {
+        follower.follow();
         Instant now = now();
         return expire(projector.idleSessions(now), now);
     }
 
     /** The same for one session, when it is idle now; completes at once when it is not. */
     public CompletableFuture<Void> expireIfIdle(String sessionId) {
+        follower.follow();
         Instant now = now();
         return expire(projector.isIdle(sessionId, now) ? List.of(sessionId) : List.of(), now);
     }
@@ -348,6 +376,7 @@ public final class LedgerEngine implements AutoCloseable {
      * receipt's link to the one before; empty for an id never issued.
      */
     public List<Receipt> sessionReceipts(String sessionId) {
+        follower.follow();
         List<Receipt> receipts = new ArrayList<>();
         for (long position = projector.headPosition(sessionId); position >= 0; position = log.prevPosition(position)) {
             receipts.add(log.entry(position).receipt());
@@ -374,7 +403,7 @@ public final class LedgerEngine implements AutoCloseable {
     }
 
     /** The database, for benchmarks that measure it. */
-    public H2Database database() {
+    public LedgerDatabase database() {
         return database;
     }
 

@@ -13,9 +13,11 @@ import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.SessionAggregate;
 import io.mcpledger.domain.session.SessionChain;
 import io.mcpledger.domain.session.SessionEvent;
+import io.mcpledger.domain.session.SessionInitialized;
 import io.mcpledger.query.LedgerProjector;
 import io.mcpledger.query.LogReader;
 import io.mcpledger.query.ProjectionStore.StoredSession;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -54,21 +56,37 @@ import org.axonframework.modelling.command.ConcurrencyException;
  * {@link #readEvents(String, long)} reads the stream's receipts after a sequence number by following each receipt's
  * link to the one before in its stream.
  *
- * <p><b>Appending.</b> What the event store's unique (stream, sequence) key checked elsewhere is checked here before
- * anything is written: every session receipt must continue its session's committed chain (the next {@code seq}, and
- * {@code prev} the hash of the one before), a principal is revoked once. A batch that does not is refused whole as a
- * {@link ConcurrencyException}, and nothing of it is stored. Once a batch is committed (and forced), the projections
- * fold it, with its positions, before any of its commands is answered.
+ * <p><b>Appending.</b> An append first takes its positions ({@link LedgerLog#reserve}: on PostgreSQL this waits for
+ * any other node's append to commit), then folds every entry before them that other nodes appended
+ * ({@link LogFollower}), and only then checks the batch against the log as it now is, before anything is written: what
+ * the event store's unique (stream, sequence) key checks elsewhere (every session receipt continues its session's
+ * committed chain: the next {@code seq}, and {@code prev} the hash of the one before; a principal is revoked once),
+ * that the authority the batch was decided under has not changed, and that its new sessions fit under the cap counted
+ * on every node. A batch that does not is refused whole as a {@link StaleBatchException} (a
+ * {@link ConcurrencyException}), nothing of it is stored, and {@link GroupCommitCommandBus} decides it again. Once a
+ * batch is committed (and forced), the projections fold it, with its positions, before any of its commands is
+ * answered.
  */
 public final class LedgerEventStorage implements EventStorageEngine {
+    /**
+     * The root unit of work's resource holding {@link LedgerProjector#authorityChanges()} as it was when the batch
+     * began to be decided.
+     */
+    static final String AUTHORITY = "ledger.authority-changes";
+
     private final JdbcTransactionManager transactions;
     private final LedgerLog log;
     private final LedgerProjector projector;
+    private final LogFollower follower;
+    private final int maxActiveSessions;
 
-    public LedgerEventStorage(JdbcTransactionManager transactions, LedgerLog log, LedgerProjector projector) {
+    LedgerEventStorage(JdbcTransactionManager transactions, LedgerLog log, LedgerProjector projector,
+            LogFollower follower, int maxActiveSessions) {
         this.transactions = transactions;
         this.log = log;
         this.projector = projector;
+        this.follower = follower;
+        this.maxActiveSessions = maxActiveSessions;
     }
 
     @Override
@@ -90,10 +108,22 @@ public final class LedgerEventStorage implements EventStorageEngine {
             rows.add(new LedgerLog.Row(LedgerEvents.stream(event), event.receipt(),
                     event instanceof PolicyActivated p ? p.document() : null));
         }
-        requireContinuation(batch);
         long first = transactions.fetchInTransaction(() -> {
             try {
-                return LedgerLog.append(transactions.connectionProvider().getConnection(), rows, this::headOf);
+                Connection c = transactions.connectionProvider().getConnection();
+                long reserved = LedgerLog.reserve(c, rows.size());
+                // Every position before ours is committed, and no other append commits until we do: fold what other
+                // nodes appended, then check that nothing this batch was decided on has changed meanwhile.
+                follower.followTo(reserved);
+                if (projector.position() != reserved) {
+                    throw new EventStoreException("the log's next position is " + reserved + " but the projections"
+                            + " hold " + projector.position() + " entries; nothing of this batch was stored");
+                }
+                requireContinuation(batch);
+                requireAuthorityUnchanged();
+                requireRoomForSessions(batch);
+                LedgerLog.insert(c, reserved, rows, this::headOf);
+                return reserved;
             } catch (SQLException e) {
                 throw new EventStoreException("the receipts could not be appended: " + e.getMessage(), e);
             }
@@ -103,6 +133,31 @@ public final class LedgerEventStorage implements EventStorageEngine {
             CurrentUnitOfWork.get().root().afterCommit(u -> projector.foldCommitted(first, committed));
         } else {
             projector.foldCommitted(first, committed);
+        }
+    }
+
+    /**
+     * Refuses a batch decided under an authority (the active policy, the revoked principals) that has changed since
+     * the batch began: a revocation or activation committed meanwhile, here or on another node, must be obeyed by
+     * every admission decided after it was answered.
+     */
+    private void requireAuthorityUnchanged() {
+        if (!CurrentUnitOfWork.isStarted()) {
+            return;
+        }
+        Long decidedUnder = CurrentUnitOfWork.get().root().getResource(AUTHORITY);
+        if (decidedUnder != null && decidedUnder != projector.authorityChanges()) {
+            throw new StaleBatchException("the policy or a principal's revocation changed while this batch was"
+                    + " decided; nothing of it was stored");
+        }
+    }
+
+    /** Refuses a batch whose new sessions would take the active sessions, on every node together, past the cap. */
+    private void requireRoomForSessions(List<LedgerEvent> batch) {
+        long opened = batch.stream().filter(e -> e instanceof SessionInitialized).count();
+        if (opened > 0 && projector.activeSessions() + opened > maxActiveSessions) {
+            throw new StaleBatchException("this batch would open " + opened + " sessions where "
+                    + projector.activeSessions() + " of " + maxActiveSessions + " are active; nothing of it was stored");
         }
     }
 
@@ -126,14 +181,14 @@ public final class LedgerEventStorage implements EventStorageEngine {
                 }
                 SessionChain.Break broken = SessionChain.check(seq, head, r);
                 if (broken != null) {
-                    throw new ConcurrencyException("receipt " + r.id() + " of session " + id + " does not follow the"
+                    throw new StaleBatchException("receipt " + r.id() + " of session " + id + " does not follow the"
                             + " session's committed receipts (" + broken + " after seq " + seq
                             + "); nothing of this batch was stored");
                 }
                 last.put(id, r);
             } else if (event instanceof PrincipalRevoked revoked) {
                 if (projector.isPrincipalRevoked(revoked.tokenRef()) || last.put(revoked.tokenRef(), r) != null) {
-                    throw new ConcurrencyException("principal " + revoked.tokenRef() + " is already revoked; nothing"
+                    throw new StaleBatchException("principal " + revoked.tokenRef() + " is already revoked; nothing"
                             + " of this batch was stored");
                 }
             }

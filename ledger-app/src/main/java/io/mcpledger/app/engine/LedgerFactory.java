@@ -1,7 +1,6 @@
 package io.mcpledger.app.engine;
 
 import io.mcpledger.app.statedir.LoadedState;
-import io.mcpledger.app.storage.H2Database;
 import io.mcpledger.app.storage.StorageException;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
@@ -18,7 +17,7 @@ public class LedgerFactory {
     @Context
     @Bean(preDestroy = "close")
     LedgerEngine ledgerEngine(LoadedState state, LedgerSettings settings, Clock clock) throws StorageException {
-        return LedgerEngine.open(state, settings, clock, H2Database.open(state.directory()));
+        return LedgerEngine.open(state, settings, clock, LedgerEngine.openDatabase(state, settings));
     }
 
     @Singleton

@@ -1,6 +1,7 @@
 package io.mcpledger.app.engine;
 
 import io.mcpledger.app.cli.HostPort;
+import io.mcpledger.app.storage.DatabaseUrl;
 import io.mcpledger.domain.policy.PolicyDocument;
 import io.mcpledger.query.LedgerProjector;
 import java.nio.file.Path;
@@ -9,11 +10,11 @@ import java.time.Duration;
 /**
  * What {@code serve} was asked to run: the state directory, the origin it must have (null: whatever it
  * was created with), the policy to activate (null: keep the active one), the service limits and the sizes of the
- * projections' and the store's caches.
+ * projections' and the store's caches, and the database (null: the state directory's H2 file).
  */
 public record LedgerSettings(Path stateDirectory, String origin, HostPort listen, PolicyDocument policy,
                              Duration idleExpiry, int maxActiveSessions, Duration checkpointInterval,
-                             LedgerProjector.Caches caches, StoreCaches storeCaches) {
+                             LedgerProjector.Caches caches, StoreCaches storeCaches, DatabaseUrl database) {
     /**
      * The store's caches: megabytes of H2's pages, and the transparency log's tiles (8 KiB each) kept after they were
      * read or written.
@@ -23,6 +24,20 @@ public record LedgerSettings(Path stateDirectory, String origin, HostPort listen
         public static final int DEFAULT_PAGE_MEGABYTES = 16;
         public static final int DEFAULT_TILES = 4_096;
         public static final StoreCaches DEFAULT = new StoreCaches(DEFAULT_PAGE_MEGABYTES, DEFAULT_TILES);
+    }
+
+    /** On the state directory's H2 file. */
+    public LedgerSettings(Path stateDirectory, String origin, HostPort listen, PolicyDocument policy,
+            Duration idleExpiry, int maxActiveSessions, Duration checkpointInterval, LedgerProjector.Caches caches,
+            StoreCaches storeCaches) {
+        this(stateDirectory, origin, listen, policy, idleExpiry, maxActiveSessions, checkpointInterval, caches,
+                storeCaches, null);
+    }
+
+    /** The same settings on another database (null: the state directory's H2 file). */
+    public LedgerSettings onDatabase(DatabaseUrl url) {
+        return new LedgerSettings(stateDirectory, origin, listen, policy, idleExpiry, maxActiveSessions,
+                checkpointInterval, caches, storeCaches, url);
     }
 
     /** With the default cache sizes. */

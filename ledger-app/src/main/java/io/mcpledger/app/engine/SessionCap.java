@@ -1,10 +1,13 @@
 package io.mcpledger.app.engine;
 
+import io.mcpledger.domain.ErrorCode;
+import io.mcpledger.domain.LedgerException;
 import io.mcpledger.query.LedgerProjector;
 
 /**
  * The {@code --max-active-sessions} cap. Initializes in flight hold a reservation until they are answered (by
- * then the projection counts the new session), so concurrent initializes can never overshoot the cap.
+ * then the projection counts the new session), so concurrent initializes can never overshoot the cap. With several
+ * nodes each reserves against its own view; {@link LedgerBatchGuard} and the append then count every node's sessions.
  */
 public final class SessionCap {
     private final int max;
@@ -28,6 +31,12 @@ public final class SessionCap {
     /** Ends a reservation once its initialize was answered, either way. */
     public synchronized void release() {
         inFlight--;
+    }
+
+    /** The refusal of an initialize when the cap is reached. */
+    public static LedgerException reached(int max) {
+        return new LedgerException(ErrorCode.SESSION_LIMIT, "the ledger already has " + max
+                + " active sessions (--max-active-sessions); retry after sessions end or expire");
     }
 
     public int max() {

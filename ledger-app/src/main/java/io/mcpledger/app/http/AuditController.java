@@ -92,6 +92,7 @@ class AuditController {
     @ExecuteOn(TaskExecutors.BLOCKING)
     HttpResponse<byte[]> investigate(HttpRequest<?> request, @Nullable @QueryValue String session) {
         String requestId = RequestBody.requireIdentifier("requestId", PathSegments.segment(request, 2));
+        ledger.follow();
         String target = session;
         if (target == null) {
             List<String> sessions = ledger.projector().sessionsWithRequest(requestId);
@@ -112,6 +113,7 @@ class AuditController {
     @Get("/projections/digest")
     @ExecuteOn(TaskExecutors.BLOCKING)
     HttpResponse<byte[]> digest() {
+        ledger.follow();
         DigestView digest = ledger.projector().digest();
         ObjectNode reply = Replies.object();
         reply.put("treeSize", digest.treeSize());

@@ -56,7 +56,9 @@ class AuthorityController {
 
     @EdgeEndpoint
     @Get("/policy")
+    @ExecuteOn(TaskExecutors.BLOCKING)
     HttpResponse<byte[]> getPolicy() {
+        ledger.follow();
         PolicyDocument policy = ledger.projector().activePolicy().orElseThrow(() -> new LedgerException(
                 ErrorCode.NO_POLICY, "no policy has been activated; PUT /v1/policy or start with --policy FILE"));
         ObjectNode reply = Replies.object();
@@ -70,6 +72,7 @@ class AuthorityController {
     CompletableFuture<HttpResponse<byte[]>> revokeCapability(HttpRequest<?> request, @Nullable @Body byte[] bytes) {
         String capabilityId = RequestBody.requireIdentifier("capability id", PathSegments.segment(request, 2));
         RequestBody.parseOptional(bytes, Set.of());
+        ledger.follow();
         String session = ledger.projector().capabilityOwner(capabilityId);
         if (session == null) {
             throw new LedgerException(ErrorCode.CAPABILITY_NOT_FOUND,

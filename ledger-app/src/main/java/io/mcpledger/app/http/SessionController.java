@@ -89,8 +89,7 @@ class SessionController {
                 info.text("name", RequestBody.MAX_CLIENT_TEXT, true), info.text("version", RequestBody.MAX_CLIENT_TEXT, true));
         Edge edge = edge(body);
         if (!cap.tryReserve()) {
-            throw new LedgerException(ErrorCode.SESSION_LIMIT, "the ledger already has " + cap.max()
-                    + " active sessions (--max-active-sessions); retry after sessions end or expire");
+            throw SessionCap.reached(cap.max());
         }
         String id = SessionIds.issue(token, RandomIds.sessionRandom());
         CompletableFuture<SessionAnswer> answer;

@@ -2,6 +2,7 @@ package io.mcpledger.app.log;
 
 import io.mcpledger.app.storage.ForcedWrites;
 import io.mcpledger.app.storage.LedgerLog;
+import io.mcpledger.app.storage.SqlDialect;
 import io.mcpledger.app.storage.StorageException;
 import io.mcpledger.domain.crypto.InvalidKeyException;
 import io.mcpledger.domain.crypto.SigningKey;
@@ -52,10 +53,15 @@ public final class LogSequencer {
     /** The integrated tree; only the integrating thread (holding this object's lock) reads or changes it. */
     private CompactRange range;
     private volatile Published latest;
+    /** Guards changes of {@link #latest}, which only ever grows. */
+    private final Object published = new Object();
+    /** True when other nodes integrate into the same tables. */
+    private final boolean shared;
 
     private LogSequencer(DataSource database, LedgerLog log, ForcedWrites forcedWrites, SigningKey key, String origin,
-            int cachedTiles) {
+            int cachedTiles, boolean shared) {
         this.database = database;
+        this.shared = shared;
         this.log = log;
         this.forcedWrites = forcedWrites;
         this.key = key;
@@ -76,11 +82,22 @@ public final class LogSequencer {
      */
     public static LogSequencer open(DataSource database, LedgerLog log, ForcedWrites forcedWrites, SigningKey key,
                                     String origin, int cachedTiles) throws StorageException {
-        LogSequencer sequencer = new LogSequencer(database, log, forcedWrites, key, origin, cachedTiles);
+        return open(database, log, forcedWrites, key, origin, cachedTiles, false);
+    }
+
+    /**
+     * As above; {@code shared} when other nodes' sequencers integrate into the same tables: {@link #latest} then
+     * reads the stored head, so every node serves the newest checkpoint any of them published.
+     */
+    public static LogSequencer open(DataSource database, LedgerLog log, ForcedWrites forcedWrites, SigningKey key,
+                                    String origin, int cachedTiles, boolean shared) throws StorageException {
+        LogSequencer sequencer = new LogSequencer(database, log, forcedWrites, key, origin, cachedTiles, shared);
         try (Connection c = database.getConnection()) {
             try {
+                // Created and, on an empty database, given its size-0 checkpoint under one lock: nodes starting
+                // together on one PostgreSQL database do it once.
+                SqlDialect.of(c).lockSchema(c);
                 LogTables.create(c);
-                c.commit();
                 sequencer.load(c);
                 c.commit();
                 forcedWrites.force();
@@ -120,7 +137,7 @@ public final class LogSequencer {
         // What another transaction committed is published only once it is on the disk.
         forcedWrites.force();
         range = stored;
-        latest = new Published(size, stored.root(), note);
+        publish(new Published(size, stored.root(), note));
     }
 
     /**
@@ -167,7 +184,7 @@ public final class LogSequencer {
                 forcedWrites.force();
                 tiles.keep(changed);
                 range = next;
-                latest = new Published(next.size(), root, note);
+                publish(new Published(next.size(), root, note));
                 return (int) (end - first);
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
@@ -179,9 +196,46 @@ public final class LogSequencer {
         }
     }
 
-    /** The latest published checkpoint; size 0 before anything is integrated. */
+    private void publish(Published checkpoint) {
+        synchronized (published) {
+            if (latest == null || checkpoint.size() >= latest.size()) {
+                latest = checkpoint;
+            }
+        }
+    }
+
+    /**
+     * The latest published checkpoint; size 0 before anything is integrated. On a database other nodes share, the
+     * stored one, which another node may have published since this one last integrated.
+     */
     public Published latest() {
+        if (shared) {
+            refresh();
+        }
         return latest;
+    }
+
+    /** Takes the stored head when it is ahead of the one in memory (another node integrated). */
+    private void refresh() {
+        try (Connection c = database.getConnection()) {
+            long size = LogTables.treeSize(c, false);
+            String note = size > latest.size() ? LogTables.checkpoint(c, size) : null;
+            c.rollback();
+            if (note == null) {
+                return;
+            }
+            Checkpoint checkpoint = Checkpoint.open(note, verifierKey);
+            synchronized (published) {
+                if (checkpoint.size() > latest.size()) {
+                    latest = new Published(checkpoint.size(), checkpoint.root(), note);
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the log's latest checkpoint: " + e.getMessage(), e);
+        } catch (InvalidProofException e) {
+            throw new IllegalStateException("the stored checkpoint does not verify with this ledger's key: "
+                    + e.getMessage(), e);
+        }
     }
 
     /** The signed checkpoint published at {@code size}, if one was. */
@@ -214,14 +268,14 @@ public final class LogSequencer {
     }
 
     private void requirePublished(long size) {
-        if (size > latest.size()) {
+        if (size > latest().size()) {
             throw new IllegalArgumentException("size " + size + " is past the published tree of " + latest.size());
         }
     }
 
     /** The JCS lines of the integrated entries from {@code start}, at most {@code limit}; empty past the end. */
     public List<String> entries(long start, int limit) {
-        long end = Math.min(latest.size(), start + limit);
+        long end = Math.min(latest().size(), start + limit);
         if (start < 0 || start >= end) {
             return List.of();
         }

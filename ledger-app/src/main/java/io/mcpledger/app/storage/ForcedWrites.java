@@ -38,6 +38,14 @@ public final class ForcedWrites {
     }
 
     /**
+     * Forces nothing because the database forces each commit itself before the commit returns: PostgreSQL with
+     * {@code fsync} on and {@code synchronous_commit} not off ({@link PostgresDatabase} checks both).
+     */
+    public static ForcedWrites byDatabase() {
+        return new ForcedWrites(null);
+    }
+
+    /**
      * Forces nothing: what the ledger did before forced writes, kept only so the power-loss test can show that its
      * harness catches a ledger that answers before the disk has the receipt. Never used by the service.
      */

@@ -23,7 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The ledger's embedded H2 file database ({@code <stateDir>/ledger.mv.db}) behind a small connection pool. */
-public final class H2Database implements AutoCloseable {
+public final class H2Database implements LedgerDatabase {
     private static final Logger LOG = LoggerFactory.getLogger(H2Database.class);
     /** The name of the database file inside the state directory. */
     public static final String FILE_NAME = "ledger.mv.db";
@@ -213,6 +213,7 @@ public final class H2Database implements AutoCloseable {
      * Sets how many megabytes of pages H2 keeps in memory, at least 1 (H2's default is 16). The cache is bounded, but
      * it fills as the file grows: the live heap it holds grows with the log until it reaches the bound.
      */
+    @Override
     public void pageCache(int megabytes) {
         if (megabytes < 1) {
             throw new IllegalArgumentException("the store's page cache must be at least 1 MB, got " + megabytes);
@@ -224,11 +225,30 @@ public final class H2Database implements AutoCloseable {
      * The pool; its connections start with auto-commit off, and their calls that can change the store pass the gate
      * of the forced writes ({@link StoreGate}).
      */
+    @Override
     public DataSource dataSource() {
         return dataSource;
     }
 
+    /** The same pool: one process holds the file, and its projections are beside its log. */
+    @Override
+    public DataSource projections() {
+        return dataSource;
+    }
+
+    /** One process holds the file: nobody else appends. */
+    @Override
+    public boolean shared() {
+        return false;
+    }
+
+    @Override
+    public String describe() {
+        return file().toString();
+    }
+
     /** What puts this database's commits on stable storage. */
+    @Override
     public ForcedWrites forcedWrites() {
         return forcedWrites;
     }
@@ -246,6 +266,7 @@ public final class H2Database implements AutoCloseable {
      * True once H2's store has failed to write (it then refuses every change) or a force has failed: nothing more can
      * be stored until a restart, and a close stores nothing more.
      */
+    @Override
     public boolean failed() {
         return failure().isPresent();
     }

@@ -74,25 +74,43 @@ public final class LedgerLog implements LogReader {
      * is taken, until the transaction commits.
      */
     public static long append(Connection c, List<Row> rows, ToLongFunction<String> committedHead) throws SQLException {
+        long first = reserve(c, rows.size());
+        insert(c, first, rows, committedHead);
+        return first;
+    }
+
+    /**
+     * Takes the next {@code n} positions in the caller's transaction and returns the first: every position before it
+     * is committed, and no other append can commit until this transaction ends. Then {@link #insert} the rows.
+     */
+    public static long reserve(Connection c, int n) throws SQLException {
         // The row is moved on first and read after: on PostgreSQL the UPDATE waits for any other append holding the
         // row and then adds to the value that append committed. H2 (2.5.252, READ COMMITTED) does not: with appends
         // from several connections at once, both this and SELECT ... FOR UPDATE sometimes gave two appends one
         // position (LedgerLogStorageTest found it; the primary key then refused the second). On H2 the one process
         // that holds the file serializes its appends instead (GroupCommitCommandBus's append lock).
         try (PreparedStatement s = c.prepareStatement("UPDATE log_sequence SET next = next + ? WHERE id = 1")) {
-            s.setLong(1, rows.size());
+            s.setLong(1, n);
             if (s.executeUpdate() != 1) {
                 throw new SQLException("the log_sequence row is missing");
             }
         }
-        long first;
         try (PreparedStatement s = c.prepareStatement("SELECT next FROM log_sequence WHERE id = 1");
              ResultSet r = s.executeQuery()) {
             if (!r.next()) {
                 throw new SQLException("the log_sequence row is missing");
             }
-            first = r.getLong(1) - rows.size();
+            return r.getLong(1) - n;
         }
+    }
+
+    /**
+     * Inserts rows at the positions {@link #reserve} took from {@code first} on. Each row links to the previous
+     * receipt of its stream: one earlier in {@code rows}, else the stream's latest committed one
+     * ({@code committedHead}, -1 for none).
+     */
+    public static void insert(Connection c, long first, List<Row> rows, ToLongFunction<String> committedHead)
+            throws SQLException {
         try (PreparedStatement s = c.prepareStatement("INSERT INTO ledger_entry (position, receipt_id, prev_position,"
                 + " line, document) VALUES (?, ?, ?, ?, ?)")) {
             long position = first;
@@ -117,7 +135,6 @@ public final class LedgerLog implements LogReader {
             }
             s.executeBatch();
         }
-        return first;
     }
 
     @Override

@@ -39,24 +39,118 @@ public final class LedgerSchema {
     private LedgerSchema() {
     }
 
-    /** Creates what is missing and moves a first-version store to this layout. */
+    /**
+     * The layout of the ledger's tables this ledger writes: 2 since the log moved out of Axon's event table. A
+     * database whose metadata row names a newer one is refused.
+     */
+    public static final int SCHEMA_VERSION = 2;
+
+    /** Creates what is missing and moves a first-version store to this layout; checks no metadata row. */
     public static void prepare(DataSource database, ForcedWrites forcedWrites) throws StorageException {
+        prepare(database, database, forcedWrites, null, null);
+    }
+
+    /**
+     * Creates what is missing in {@code database} (the log's tables, and the projections' in its
+     * {@link LedgerDatabase#projections() projections}), moves a first-version H2 store to this layout, and checks the
+     * metadata row: a database created by a ledger of another origin or key, or by a newer ledger, is refused; an
+     * empty one gets the row of this one. Concurrent first starts of several nodes create everything once: the
+     * creation holds a database lock ({@link SqlDialect#lockSchema}).
+     */
+    public static void prepare(LedgerDatabase database, String origin, String publicKey) throws StorageException {
+        prepare(database.dataSource(), database.projections(), database.forcedWrites(), origin, publicKey);
+    }
+
+    /** As {@link #prepare(LedgerDatabase, String, String)}, for a process that reads only the log ({@code export}). */
+    public static void prepareLog(LedgerDatabase database, String origin, String publicKey) throws StorageException {
+        // On H2 the projections' tables are beside the log's, and moving a first-version store empties them.
+        prepare(database.dataSource(), database.shared() ? null : database.dataSource(), database.forcedWrites(),
+                origin, publicKey);
+    }
+
+    private static void prepare(DataSource database, DataSource projections, ForcedWrites forcedWrites, String origin,
+            String publicKey) throws StorageException {
         try (Connection c = database.getConnection()) {
             try {
+                SqlDialect dialect = SqlDialect.of(c);
+                dialect.lockSchema(c);
                 LedgerLog.create(c);
-                SqlProjectionStore.create(c);
+                if (origin != null) {
+                    checkMetadata(c, dialect, origin, publicKey);
+                }
+                if (projections == database) {
+                    SqlProjectionStore.create(c);
+                }
                 c.commit();
-                if (tableExists(c, V1_EVENTS)) {
+                if (dialect == SqlDialect.H2 && tableExists(c, V1_EVENTS)) {
                     migrateFromV1(c);
                 }
                 c.commit();
                 forcedWrites.force();
-            } catch (SQLException | RuntimeException e) {
+            } catch (SQLException | StorageException | RuntimeException e) {
                 c.rollback();
                 throw e;
             }
         } catch (SQLException e) {
             throw new StorageException("cannot prepare the ledger's tables: " + e.getMessage(), e);
+        }
+        if (projections != null && projections != database) {
+            try (Connection c = projections.getConnection()) {
+                try {
+                    SqlProjectionStore.create(c);
+                    c.commit();
+                } catch (SQLException | RuntimeException e) {
+                    c.rollback();
+                    throw e;
+                }
+            } catch (SQLException e) {
+                throw new StorageException("cannot prepare this node's projection tables: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * The one metadata row: which ledger's log the database holds (its origin and public key) and in which layout.
+     * Written by the first start, compared by every later one.
+     */
+    private static void checkMetadata(Connection c, SqlDialect dialect, String origin, String publicKey)
+            throws SQLException, StorageException {
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS ledger_meta (id INT PRIMARY KEY, schema_version INT NOT NULL,"
+                    + " origin VARCHAR(1024) NOT NULL, public_key VARCHAR(128) NOT NULL)");
+        }
+        try (PreparedStatement s = c.prepareStatement(
+                "SELECT schema_version, origin, public_key FROM ledger_meta WHERE id = 1");
+             ResultSet r = s.executeQuery()) {
+            if (r.next()) {
+                int version = r.getInt(1);
+                String storedOrigin = r.getString(2);
+                String storedKey = r.getString(3);
+                if (version > SCHEMA_VERSION) {
+                    throw new MismatchedDatabaseException("the database was written by a newer ledger (schema "
+                            + version + "); this one knows schema " + SCHEMA_VERSION + " and changes nothing in it");
+                }
+                if (!storedOrigin.equals(origin) || !storedKey.equals(publicKey)) {
+                    throw new MismatchedDatabaseException("the database holds the log of origin '" + storedOrigin
+                            + "' with public key " + storedKey + ", not this state directory's (origin '" + origin
+                            + "', public key " + publicKey + "); start every node from a copy of one state directory");
+                }
+                if (version < SCHEMA_VERSION) {
+                    try (PreparedStatement u = c.prepareStatement(
+                            "UPDATE ledger_meta SET schema_version = ? WHERE id = 1")) {
+                        u.setInt(1, SCHEMA_VERSION);
+                        u.executeUpdate();
+                    }
+                }
+                return;
+            }
+        }
+        try (PreparedStatement s = c.prepareStatement(
+                "INSERT INTO ledger_meta (id, schema_version, origin, public_key) VALUES (1, ?, ?, ?)")) {
+            s.setInt(1, SCHEMA_VERSION);
+            s.setString(2, origin);
+            s.setString(3, publicKey);
+            s.executeUpdate();
         }
     }
 

@@ -1,6 +1,7 @@
 package io.mcpledger.app.storage;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Arrays;
 
@@ -21,6 +22,21 @@ public enum SqlDialect {
             case "PostgreSQL" -> POSTGRESQL;
             default -> throw new SQLException("the ledger stores in H2 or PostgreSQL, not in " + product);
         };
+    }
+
+    /**
+     * Holds, until {@code c}'s transaction ends, the lock under which the ledger creates its shared tables, so that
+     * nodes starting together on an empty PostgreSQL database create them once (PostgreSQL's {@code CREATE TABLE IF
+     * NOT EXISTS} can fail when two run at once). On H2 one process holds the file: nothing to lock.
+     */
+    public void lockSchema(Connection c) throws SQLException {
+        if (this == POSTGRESQL) {
+            try (PreparedStatement s = c.prepareStatement("SELECT pg_advisory_xact_lock(?, ?)")) {
+                s.setInt(1, PostgresDatabase.LOCK_CLASS);
+                s.setInt(2, PostgresDatabase.SCHEMA_LOCK);
+                s.execute();
+            }
+        }
     }
 
     /** The column type of stored bytes (receipt lines, documents). */

@@ -149,7 +149,7 @@ class AdmissionHttpTest extends SharedLedgerTest {
 
     @Test
     void aNarrowedPolicyRefusesTheVeryNextCallNotInScope() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState)) {
             String id = own.initialize("narrowed");
             own.call(id, "narrowed", "before", "quote").assertStatus(200);
 
@@ -164,7 +164,7 @@ class AdmissionHttpTest extends SharedLedgerTest {
 
     @Test
     void aWidenedPolicyGrantsNothingUntilTheSessionResumes() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState)) {
             String id = own.initialize("widened");
             own.putPolicy(WITH_REFUND).assertStatus(200);
 
@@ -189,7 +189,7 @@ class AdmissionHttpTest extends SharedLedgerTest {
 
     @Test
     void withNoPolicyActiveEveryCallIsRefusedNotInScope() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState, null, 10_000)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState, null, 10_000)) {
             String id = own.initialize("no-policy");
 
             assertRefused(own.call(id, "no-policy", "r1", "quote"), "not_in_scope",
@@ -338,7 +338,7 @@ class AdmissionHttpTest extends SharedLedgerTest {
 
     @Test
     void theSameRequestAfterThePolicyNarrowedStillAnswersItsAdmission() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState)) {
             String id = own.initialize("idempotent-policy");
             Reply first = own.call(id, "idempotent-policy", "r1", "quote");
             own.putPolicy(DISCOUNT_ONLY).assertStatus(200);

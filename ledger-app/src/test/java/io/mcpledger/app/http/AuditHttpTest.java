@@ -164,7 +164,7 @@ class AuditHttpTest extends SharedLedgerTest {
 
     @Test
     void theActiveListingPagesThroughActiveSessionsInIdOrder() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState)) {
             List<String> active = new ArrayList<>();
             for (String client : List.of("a", "b", "c", "d", "e")) {
                 active.add(own.initialize(client));
@@ -186,7 +186,7 @@ class AuditHttpTest extends SharedLedgerTest {
 
     @Test
     void theListingWithoutStateIncludesEndedSessions() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState)) {
             String kept = own.initialize("kept");
             String deleted = own.initialize("deleted");
             own.edge("DELETE", "/v1/sessions/" + deleted).client(clientToken("deleted")).send().assertStatus(200);
@@ -202,7 +202,7 @@ class AuditHttpTest extends SharedLedgerTest {
 
     @Test
     void theListingAnswersEachSessionAsItsSessionObject() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState)) {
             String id = own.initialize("listed");
 
             Reply reply = own.edge("GET", "/v1/sessions?state=active").send();
@@ -359,7 +359,7 @@ class AuditHttpTest extends SharedLedgerTest {
 
     @Test
     void theDigestIsUnchangedByARestart() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState)) {
             String id = own.initialize("replayed");
             own.call(id, "replayed", "r1", "quote").assertStatus(200);
             own.call(id, "replayed", "r2", "refund").assertStatus(200);
@@ -379,7 +379,7 @@ class AuditHttpTest extends SharedLedgerTest {
 
     @Test
     void thePublicKeyAnswersOriginKeyIdPemAndVerifierKey() throws Exception {
-        String pem = Files.readString(sharedState.resolve("public-key.pem"));
+        String pem = Files.readString(ledger.stateDirectory.resolve("public-key.pem"));
         byte[] der = Base64.getMimeDecoder().decode(pem.replaceAll("-----[A-Z ]+-----", ""));
         assertThat(Hex.encode(Arrays.copyOf(der, 12))).isEqualTo(ED25519_SPKI_PREFIX);
         byte[] raw = Arrays.copyOfRange(der, 12, der.length);

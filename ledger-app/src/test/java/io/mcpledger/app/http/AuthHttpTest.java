@@ -17,13 +17,18 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import io.mcpledger.app.testing.TestDatabases;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import java.nio.file.Files;
 
 /**
  * Spec section 3, endpoint by endpoint and role by role: a missing or wrong credential is {@code 401} with
@@ -31,7 +36,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * appends anything; with the right role the request reaches its endpoint. Requests name ids that were never
  * issued, so most of them end in a 404 once past authentication.
  */
+@ParameterizedClass
+@EnumSource(TestDatabases.Kind.class)
 class AuthHttpTest {
+    /** The store of this run of the class: every test runs on H2 and on PostgreSQL. */
+    @Parameter
+    TestDatabases.Kind database;
+
     private static final String CLIENT = "auth";
     private static final String SESSION = SessionIds.issue(clientToken(CLIENT), new byte[16]);
     private static final String MISSING = "send Authorization: Bearer <credential>; the credentials are in the ledger's"
@@ -86,13 +97,13 @@ class AuthHttpTest {
     static Path state;
     static HttpLedger ledger;
 
-    @BeforeAll
-    static void start() throws Exception {
-        ledger = HttpLedger.start(state);
+    @BeforeParameterizedClassInvocation
+    static void start(TestDatabases.Kind database) throws Exception {
+        ledger = HttpLedger.start(database, Files.createDirectories(state.resolve(database.name())));
         ledger.integrate();
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stop() {
         ledger.close();
     }

@@ -20,8 +20,6 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +28,12 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import io.mcpledger.app.testing.TestDatabases;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import java.nio.file.Files;
 
 /**
  * Spec section 11, bad input: every malformed, mistyped, missing, unknown or out-of-range part of a request is
@@ -37,7 +41,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  * count and the session's {@code seq} stay as they were). Each bad request goes where the same request with good
  * input succeeds ({@link #eachRequestWithGoodInputIsAccepted}), so the refusal is the input's doing.
  */
+@ParameterizedClass
+@EnumSource(TestDatabases.Kind.class)
 class BadInputHttpTest {
+    /** The store of this run of the class: every test runs on H2 and on PostgreSQL. */
+    @Parameter
+    TestDatabases.Kind database;
+
     private static final String TOKEN = HttpLedger.clientToken("alice");
     private static final String ARGS = Sha256.hexOfUtf8("{\"symbol\":\"ACME\"}");
     private static final String RESULT = Sha256.hexOfUtf8("{\"price\":42}");
@@ -94,13 +104,13 @@ class BadInputHttpTest {
         }
     }
 
-    @BeforeAll
-    static void start() throws Exception {
-        ledger = HttpLedger.start(dir);
+    @BeforeParameterizedClassInvocation
+    static void start(TestDatabases.Kind database) throws Exception {
+        ledger = HttpLedger.start(database, Files.createDirectories(dir.resolve(database.name())));
         session = openSession();
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stop() {
         if (ledger != null) {
             ledger.close();

@@ -24,13 +24,23 @@ import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.mcpledger.app.testing.TestDatabases;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Spec section 11 under load: per session, receipts are linearizable (no two share a {@code seq}, {@code prev}
  * always links), a DELETE that was answered wins over every later request, and {@code --max-active-sessions}
  * holds however many initializes race for the last places.
  */
+@ParameterizedClass
+@EnumSource(TestDatabases.Kind.class)
 class ConcurrencyHttpTest {
+    /** The store of this run of the class: every test runs on H2 and on PostgreSQL. */
+    @Parameter
+    TestDatabases.Kind database;
+
     private static final String TOKEN = HttpLedger.clientToken("alice");
     private static final String INITIALIZE = """
             {"principal":"alice","serverId":"pricing","protocolVersion":"2025-06-18"}""";
@@ -42,7 +52,7 @@ class ConcurrencyHttpTest {
 
     @Test
     void sixtyFourConcurrentCallsInOneSessionAreAllAdmittedWithGaplessLinkedReceipts() throws Exception {
-        try (HttpLedger ledger = HttpLedger.start(dir)) {
+        try (HttpLedger ledger = HttpLedger.start(database, dir)) {
             Reply initialized = initialize(ledger, TOKEN);
             String session = sessionId(initialized);
 
@@ -70,7 +80,7 @@ class ConcurrencyHttpTest {
     @Test
     void anAnsweredDeleteWinsOverEveryCallAndResumeSentAfterIt() throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(RACERS + 1);
-        try (HttpLedger ledger = HttpLedger.start(dir)) {
+        try (HttpLedger ledger = HttpLedger.start(database, dir)) {
             int sentAfterDelete = 0;
             for (int round = 0; round < ROUNDS; round++) {
                 sentAfterDelete += raceCallsAndResumesAgainstDelete(ledger, pool, round);
@@ -163,7 +173,7 @@ class ConcurrencyHttpTest {
 
     @Test
     void exactlyMaxActiveSessionsOfManyConcurrentInitializesAreCreated() throws Exception {
-        try (HttpLedger ledger = HttpLedger.start(dir, HttpLedger.PRICING_POLICY, 5)) {
+        try (HttpLedger ledger = HttpLedger.start(database, dir, HttpLedger.PRICING_POLICY, 5)) {
             long receipts = ledger.receipts();
 
             List<Reply> replies = concurrently(48, i -> () -> initialize(ledger, HttpLedger.clientToken("client " + i)));
@@ -177,7 +187,7 @@ class ConcurrencyHttpTest {
 
     @Test
     void sessionsDeletedAtTheCapFreeExactlyTheirPlacesForConcurrentInitializes() throws Exception {
-        try (HttpLedger ledger = HttpLedger.start(dir, HttpLedger.PRICING_POLICY, 5)) {
+        try (HttpLedger ledger = HttpLedger.start(database, dir, HttpLedger.PRICING_POLICY, 5)) {
             List<String> tokens = IntStream.range(0, 5).mapToObj(i -> HttpLedger.clientToken("first " + i)).toList();
             List<String> first = new ArrayList<>();
             for (String token : tokens) {

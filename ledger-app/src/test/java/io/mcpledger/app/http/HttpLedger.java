@@ -10,6 +10,11 @@ import io.mcpledger.app.policy.PolicyFiles;
 import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.statedir.Role;
 import io.mcpledger.app.statedir.StateDirectory;
+import io.mcpledger.app.storage.DatabaseUrl;
+import io.mcpledger.app.testing.TestDatabases;
+import io.mcpledger.app.testing.TestIo;
+import java.sql.Connection;
+import java.sql.Statement;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.log.Checkpoint;
 import io.mcpledger.domain.log.VerifierKey;
@@ -33,8 +38,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The real ledger service in-process (Micronaut, Axon, H2 on a temporary state directory) on a free port, with
- * a hand-moved clock, and a plain HTTP client that speaks to it as an edge, an operator or an auditor would.
+ * The real ledger service in-process (Micronaut, Axon, and H2 on a temporary state directory or a new database on the
+ * tests' PostgreSQL server) on a free port, with a hand-moved clock, and a plain HTTP client that speaks to it as an
+ * edge, an operator or an auditor would.
  */
 final class HttpLedger implements AutoCloseable {
     static final Instant T0 = Instant.parse("2026-11-30T07:00:00Z");
@@ -57,7 +63,13 @@ final class HttpLedger implements AutoCloseable {
     private LedgerServer server;
     private URI base;
 
-    private HttpLedger(Path stateDirectory, Duration checkpointInterval) throws Exception {
+    private final TestDatabases.Kind kind;
+    /** The PostgreSQL database of this ledger, or null on H2. */
+    private final DatabaseUrl database;
+
+    private HttpLedger(TestDatabases.Kind kind, Path stateDirectory, Duration checkpointInterval) throws Exception {
+        this.kind = kind;
+        this.database = kind == TestDatabases.Kind.POSTGRESQL ? TestDatabases.newPostgresDatabase() : null;
         this.stateDirectory = stateDirectory;
         this.checkpointInterval = checkpointInterval;
         StateDirectory directory = new StateDirectory(stateDirectory);
@@ -68,30 +80,34 @@ final class HttpLedger implements AutoCloseable {
         }
     }
 
-    /** A ledger with the pricing policy (quote and discount), a 30-minute idle expiry and room for 10,000 sessions. */
-    static HttpLedger start(Path dir) throws Exception {
-        return start(dir, PRICING_POLICY, 10_000);
+    /**
+     * A ledger on {@code kind} (H2 in {@code dir}, or a new database on the tests' PostgreSQL server) with the pricing
+     * policy (quote and discount), a 30-minute idle expiry and room for 10,000 sessions.
+     */
+    static HttpLedger start(TestDatabases.Kind kind, Path dir) throws Exception {
+        return start(kind, dir, PRICING_POLICY, 10_000);
     }
 
     /** {@code policy} null starts without one. */
-    static HttpLedger start(Path dir, String policy, int maxActiveSessions) throws Exception {
-        return start(dir, policy, maxActiveSessions, Duration.ofSeconds(1));
+    static HttpLedger start(TestDatabases.Kind kind, Path dir, String policy, int maxActiveSessions) throws Exception {
+        return start(kind, dir, policy, maxActiveSessions, Duration.ofSeconds(1));
     }
 
     /**
      * With a checkpoint interval of its own: an hour leaves integration to {@link #integrate}, so a test sees
      * receipts before and after.
      */
-    static HttpLedger start(Path dir, String policy, int maxActiveSessions, Duration checkpointInterval)
-            throws Exception {
-        HttpLedger ledger = new HttpLedger(dir, checkpointInterval);
+    static HttpLedger start(TestDatabases.Kind kind, Path dir, String policy, int maxActiveSessions,
+            Duration checkpointInterval) throws Exception {
+        HttpLedger ledger = new HttpLedger(kind, dir, checkpointInterval);
         ledger.serve(policy, maxActiveSessions);
         return ledger;
     }
 
     private void serve(String policy, int maxActiveSessions) throws Exception {
         LedgerSettings settings = new LedgerSettings(stateDirectory, null, new HostPort("127.0.0.1", 0),
-                policy == null ? null : PolicyFiles.parse(policy), IDLE_EXPIRY, maxActiveSessions, checkpointInterval);
+                policy == null ? null : PolicyFiles.parse(policy), IDLE_EXPIRY, maxActiveSessions, checkpointInterval)
+                .onDatabase(database);
         server = LedgerServer.start(state, settings, clock);
         base = URI.create("http://127.0.0.1:" + server.port());
     }
@@ -112,6 +128,24 @@ final class HttpLedger implements AutoCloseable {
         server.close();
         whileStopped.run();
         serve(null, 10_000);
+    }
+
+    /** Drops the transparency log's tree tables (head, tiles, checkpoints), for a start to build them again. */
+    void dropTreeTables() throws Exception {
+        if (database == null) {
+            TestIo.dropLogTables(stateDirectory);
+            return;
+        }
+        try (Connection c = TestDatabases.connect(database); Statement s = c.createStatement()) {
+            for (String table : List.of("log_head", "log_tile", "log_checkpoint")) {
+                s.execute("DROP TABLE " + table);
+            }
+        }
+    }
+
+    /** The store this ledger runs on. */
+    TestDatabases.Kind kind() {
+        return kind;
     }
 
     /** Integrates every committed receipt into the log now, as the sequencer does each half interval. */

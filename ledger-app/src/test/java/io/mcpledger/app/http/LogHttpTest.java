@@ -17,29 +17,40 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.mcpledger.app.testing.TestDatabases;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import java.nio.file.Files;
 
 /**
  * The transparency log over HTTP (spec section 8). The ledger here integrates only when a test says so (its
  * checkpoint interval is an hour), so each test sees a receipt before and after its entry is integrated.
  */
+@ParameterizedClass
+@EnumSource(TestDatabases.Kind.class)
 class LogHttpTest {
+    /** The store of this run of the class: every test runs on H2 and on PostgreSQL. */
+    @Parameter
+    TestDatabases.Kind database;
+
     @TempDir
     static Path state;
     static HttpLedger ledger;
     static VerifierKey vkey;
 
-    @BeforeAll
-    static void start() throws Exception {
-        ledger = HttpLedger.start(state, HttpLedger.PRICING_POLICY, 10_000, Duration.ofHours(1));
+    @BeforeParameterizedClassInvocation
+    static void start(TestDatabases.Kind database) throws Exception {
+        ledger = HttpLedger.start(database, Files.createDirectories(state.resolve(database.name())), HttpLedger.PRICING_POLICY, 10_000, Duration.ofHours(1));
         vkey = VerifierKey.parse(ledger.request("GET", "/v1/log/public-key").send().assertStatus(200)
                 .json().path("vkey").asText());
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stop() {
         ledger.close();
     }

@@ -2,7 +2,6 @@ package io.mcpledger.app.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.mcpledger.app.testing.TestIo;
 import io.mcpledger.domain.log.Checkpoint;
 import io.mcpledger.domain.log.CompactRange;
 import io.mcpledger.domain.log.Merkle;
@@ -14,9 +13,19 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.mcpledger.app.testing.TestDatabases;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The log's order is the event store's: a restart, or a rebuild of the tree tables, gives every entry its index. */
+@ParameterizedClass
+@EnumSource(TestDatabases.Kind.class)
 class LogRestartHttpTest {
+    /** The store of this run of the class: every test runs on H2 and on PostgreSQL. */
+    @Parameter
+    TestDatabases.Kind database;
+
     @TempDir
     Path state;
     HttpLedger ledger;
@@ -49,7 +58,7 @@ class LogRestartHttpTest {
 
     @Test
     void aStopIntegratesEverythingAndARestartKeepsEveryIndexAndTheRoot() throws Exception {
-        ledger = HttpLedger.start(state, HttpLedger.PRICING_POLICY, 10_000, Duration.ofHours(1));
+        ledger = HttpLedger.start(database, state, HttpLedger.PRICING_POLICY, 10_000, Duration.ofHours(1));
         List<String> ids = someReceipts("restarted");
         List<Long> before = indexesOf(ids);
 
@@ -71,14 +80,14 @@ class LogRestartHttpTest {
 
     @Test
     void droppedTreeTablesAreRebuiltFromTheLogWithTheSameRoot() throws Exception {
-        ledger = HttpLedger.start(state, HttpLedger.PRICING_POLICY, 10_000, Duration.ofHours(1));
+        ledger = HttpLedger.start(database, state, HttpLedger.PRICING_POLICY, 10_000, Duration.ofHours(1));
         List<String> ids = someReceipts("rebuilt");
         ids.addAll(someReceipts("rebuilt-2"));
         ledger.integrate();
         Checkpoint original = ledger.checkpoint();
         List<Long> before = indexesOf(ids);
 
-        ledger.restart(() -> TestIo.dropLogTables(state));
+        ledger.restart(ledger::dropTreeTables);
 
         Checkpoint rebuilt = ledger.checkpoint();
         assertThat(rebuilt.size()).isEqualTo(original.size());

@@ -36,7 +36,7 @@ class OperatorHttpTest extends SharedLedgerTest {
 
     @Test
     void aYamlPolicyIsActivatedWithItsHashAndAPolicyActivatedReceipt() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState, null, 10_000)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState, null, 10_000)) {
             long before = own.receipts();
 
             Reply reply = own.putPolicy(PRICING_POLICY);
@@ -54,7 +54,7 @@ class OperatorHttpTest extends SharedLedgerTest {
 
     @Test
     void aJsonPolicyIsActivatedWithTheHashOfItsCanonicalForm() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState, null, 10_000)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState, null, 10_000)) {
             Reply reply = own.putPolicy(PRICING_AS_JSON);
 
             reply.assertStatus(200);
@@ -65,7 +65,7 @@ class OperatorHttpTest extends SharedLedgerTest {
 
     @Test
     void anotherPolicyIsActivatedAndServedByGet() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState)) {
             String narrowed = "{\"capabilities\":{\"default\":{\"tools\":[{\"operations\":[\"invoke\"],"
                     + "\"server\":\"pricing\",\"tool\":\"discount\",\"ttl\":60}]}}}";
             long before = own.receipts();
@@ -109,7 +109,7 @@ class OperatorHttpTest extends SharedLedgerTest {
 
     @Test
     void getPolicyWithNoPolicyEverActivatedIs404NoPolicy() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState, null, 10_000)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState, null, 10_000)) {
             own.auditor("GET", "/v1/policy").send().assertError(404, "no_policy",
                     "no policy has been activated; PUT /v1/policy or start with --policy FILE");
         }
@@ -291,7 +291,7 @@ class OperatorHttpTest extends SharedLedgerTest {
 
     @Test
     void revocationsHoldAfterARestart() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState)) {
             String revokedSession = own.initialize("cap-holder");
             String capability = own.operator("POST", "/v1/sessions/" + revokedSession + "/revoke").send()
                     .assertStatus(200).json().path("capabilityId").asText();
@@ -317,7 +317,7 @@ class OperatorHttpTest extends SharedLedgerTest {
 
     @Test
     void initializeBeyondMaxActiveSessionsIs503SessionLimitWithRetryAfterAndAppendsNothing() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState, PRICING_POLICY, 2)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState, PRICING_POLICY, 2)) {
             own.initialize("first");
             own.initialize("second");
             long before = own.receipts();
@@ -333,7 +333,7 @@ class OperatorHttpTest extends SharedLedgerTest {
 
     @Test
     void aDeletedSessionFreesItsPlaceUnderTheCap() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState, PRICING_POLICY, 2)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState, PRICING_POLICY, 2)) {
             String first = own.initialize("first");
             own.initialize("second");
             own.edge("DELETE", "/v1/sessions/" + first).client(clientToken("first")).send().assertStatus(200);
@@ -344,7 +344,7 @@ class OperatorHttpTest extends SharedLedgerTest {
 
     @Test
     void aSessionExpiredByTheReaperFreesItsPlaceUnderTheCap() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState, PRICING_POLICY, 2)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState, PRICING_POLICY, 2)) {
             String first = own.initialize("first");
             own.clock.advance(IDLE_EXPIRY.plusMillis(1));
             own.initialize("second");

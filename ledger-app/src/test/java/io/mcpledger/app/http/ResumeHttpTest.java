@@ -91,7 +91,7 @@ class ResumeHttpTest extends SharedLedgerTest {
 
     @Test
     void aResumeIssuesAFreshCapabilityFromTheCurrentPolicy() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState)) {
             Reply initialized = own.initialize("fresh", "{\"principal\":\"fresh\",\"serverId\":\"pricing\","
                     + "\"protocolVersion\":\"2025-06-18\"}");
             String id = initialized.session().path("id").asText();
@@ -189,7 +189,7 @@ class ResumeHttpTest extends SharedLedgerTest {
 
     @Test
     void aDeletedSessionIs404SessionDeletedAfterARestart() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState)) {
             String id = own.initialize("tombstone");
             delete(own, id, "tombstone");
 
@@ -239,7 +239,7 @@ class ResumeHttpTest extends SharedLedgerTest {
 
     @Test
     void theReaperExpiresAnIdleSessionOnceAndAResumeThenAppendsNothing() throws Exception {
-        try (HttpLedger own = HttpLedger.start(ownState)) {
+        try (HttpLedger own = HttpLedger.start(database, ownState)) {
             String id = own.initialize("reaped");
             own.clock.letReaperSeeNow();
             own.clock.advance(IDLE);

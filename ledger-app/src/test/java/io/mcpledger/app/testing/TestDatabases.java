@@ -2,9 +2,11 @@ package io.mcpledger.app.testing;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.mcpledger.app.storage.DatabaseUrl;
 import io.mcpledger.app.storage.H2Database;
 import java.nio.file.Files;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -80,6 +82,20 @@ public final class TestDatabases implements AutoCloseable {
         open.add(pool);
         urls.put(pool, url);
         return pool;
+    }
+
+    /**
+     * A new, empty database on the tests' PostgreSQL server, as a ledger's {@code --database} names it (the test is
+     * skipped or fails as {@link PostgresServer} says when there is no server).
+     */
+    public static DatabaseUrl newPostgresDatabase() throws Exception {
+        PostgresServer server = server();
+        return DatabaseUrl.parse(server.newDatabase() + "?user=" + server.user(), null);
+    }
+
+    /** A connection to {@code url} with auto-commit on, for a test's own statements. */
+    public static Connection connect(DatabaseUrl url) throws SQLException {
+        return DriverManager.getConnection(url.withoutCredentials());
     }
 
     private static synchronized PostgresServer server() throws Exception {
