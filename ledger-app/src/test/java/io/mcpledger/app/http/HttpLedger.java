@@ -68,8 +68,14 @@ final class HttpLedger implements AutoCloseable {
     private final DatabaseUrl database;
 
     private HttpLedger(TestDatabases.Kind kind, Path stateDirectory, Duration checkpointInterval) throws Exception {
+        this(kind, kind == TestDatabases.Kind.POSTGRESQL ? TestDatabases.newPostgresDatabase() : null, stateDirectory,
+                checkpointInterval);
+    }
+
+    private HttpLedger(TestDatabases.Kind kind, DatabaseUrl database, Path stateDirectory, Duration checkpointInterval)
+            throws Exception {
         this.kind = kind;
-        this.database = kind == TestDatabases.Kind.POSTGRESQL ? TestDatabases.newPostgresDatabase() : null;
+        this.database = database;
         this.stateDirectory = stateDirectory;
         this.checkpointInterval = checkpointInterval;
         StateDirectory directory = new StateDirectory(stateDirectory);
@@ -110,6 +116,20 @@ final class HttpLedger implements AutoCloseable {
                 .onDatabase(database);
         server = LedgerServer.start(state, settings, clock);
         base = URI.create("http://127.0.0.1:" + server.port());
+    }
+
+    /**
+     * Another node of {@code first}'s log: a copy of its state directory in {@code dir}, on its PostgreSQL database,
+     * with the same policy and cap; its clock is its own and starts, as every test ledger's, at {@link #T0}.
+     */
+    static HttpLedger join(HttpLedger first, Path dir, String policy, int maxActiveSessions) throws Exception {
+        if (first.database == null) {
+            throw new IllegalArgumentException("only ledgers on PostgreSQL have other nodes");
+        }
+        TestIo.copyTree(first.stateDirectory, dir);
+        HttpLedger node = new HttpLedger(first.kind, first.database, dir, first.checkpointInterval);
+        node.serve(policy, maxActiveSessions);
+        return node;
     }
 
     /** Stops the service and starts it again on the same state: a replay. */
