@@ -132,6 +132,18 @@ final class HttpLedger implements AutoCloseable {
         return node;
     }
 
+    /** A ledger with state of its own in {@code dir} on an existing PostgreSQL database. */
+    static HttpLedger startOn(DatabaseUrl database, Path dir) throws Exception {
+        HttpLedger ledger = new HttpLedger(TestDatabases.Kind.POSTGRESQL, database, dir, Duration.ofSeconds(1));
+        ledger.serve(PRICING_POLICY, 10_000);
+        return ledger;
+    }
+
+    /** The PostgreSQL database this ledger runs on, or null on H2. */
+    DatabaseUrl database() {
+        return database;
+    }
+
     /** Stops the service and starts it again on the same state: a replay. */
     void restart() throws Exception {
         restart(() -> { });

@@ -1,9 +1,14 @@
 package io.mcpledger.app.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.mcpledger.app.http.HttpLedger.Reply;
+import io.mcpledger.app.storage.DatabaseUrl;
 import io.mcpledger.app.testing.TestDatabases;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import io.mcpledger.domain.log.Checkpoint;
 import io.mcpledger.domain.log.Merkle;
 import io.mcpledger.domain.receipt.Receipt;
@@ -205,6 +210,49 @@ class SeveralNodesHttpTest {
         for (HttpLedger node : nodes) {
             assertThat(node.auditor("GET", "/v1/projections/digest").send().assertStatus(200).text()).isEqualTo(digest);
         }
+    }
+
+    @Test
+    void nodesStartingTogetherOnAnEmptyDatabaseCreateItOnceAndServeOneLog() throws Exception {
+        DatabaseUrl database = TestDatabases.newPostgresDatabase();
+        HttpLedger seed = HttpLedger.startOn(database, dir.resolve("seed"));
+        seed.close();
+        DatabaseUrl empty = TestDatabases.newPostgresDatabase();
+        List<HttpLedger> started = concurrently(3, i -> () -> {
+            Path copy = dir.resolve("copy-" + i);
+            io.mcpledger.app.testing.TestIo.copyTree(dir.resolve("seed"), copy);
+            return HttpLedger.startOn(empty, copy);
+        });
+        nodes.addAll(started);
+        String session = node(0).initialize("together");
+        node(1).call(session, "together", "r1", "quote").assertStatus(200);
+        node(2).call(session, "together", "r2", "quote").assertStatus(200);
+        assertLinked(node(2).receiptsOf(session));
+        try (Connection c = TestDatabases.connect(empty); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT COUNT(*) FROM ledger_meta")) {
+            r.next();
+            assertThat(r.getLong(1)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aNodeOfAnotherLogOrAnOlderLedgerRefusesToStartAndChangesNothing() throws Exception {
+        startNodes(10_000);
+        node(0).initialize("before");
+        long receipts = node(0).server().engine().entries().size();
+
+        assertThatThrownBy(() -> HttpLedger.startOn(node(0).database(), dir.resolve("stranger")))
+                .hasMessageContaining("the database holds the log of origin")
+                .hasMessageContaining("start every node from a copy of one state directory");
+
+        try (Connection c = TestDatabases.connect(node(0).database()); Statement s = c.createStatement()) {
+            s.executeUpdate("UPDATE ledger_meta SET schema_version = 99");
+        }
+        Path copy = dir.resolve("copy");
+        io.mcpledger.app.testing.TestIo.copyTree(node(0).stateDirectory, copy);
+        assertThatThrownBy(() -> HttpLedger.startOn(node(0).database(), copy))
+                .hasMessageContaining("written by a newer ledger (schema 99)");
+        assertThat(node(0).server().engine().entries().size()).isEqualTo(receipts);
     }
 
     private static void assertLinked(List<Receipt> chain) {

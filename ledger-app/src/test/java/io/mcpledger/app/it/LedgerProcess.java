@@ -117,6 +117,22 @@ final class LedgerProcess implements AutoCloseable {
                 .POST(HttpRequest.BodyPublishers.ofString(json)));
     }
 
+    /** Any request: {@code body} null sends none; a JSON body otherwise. */
+    HttpResponse<String> send(String method, String path, String bearer, String clientTokenSha256, String body)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = request(path, bearer, clientTokenSha256);
+        if (body != null) {
+            request.header("Content-Type", "application/json");
+        }
+        return send(request.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofString(body)));
+    }
+
+    /** The port it listens on. */
+    int port() {
+        return port;
+    }
+
     /** The credential {@code init} wrote for {@code role} (edge, operator, auditor) under the default state directory. */
     static String token(Path workDir, String role) throws IOException {
         return Files.readString(workDir.resolve("state/ledger/credentials/" + role + ".token")).strip();

@@ -131,7 +131,7 @@ class VerifyIT {
     }
 
     /** Runs the packaged ledger-verify jar alone (nothing else on its class path). */
-    private static Result verify(Object... args) throws Exception {
+    static Result verify(Object... args) throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-jar", System.getProperty("ledger.verify.jar")));
         for (Object arg : args) {

@@ -14,6 +14,13 @@ import io.mcpledger.domain.log.Merkle;
 import io.mcpledger.domain.log.VerifierKey;
 import io.mcpledger.domain.receipt.Receipt;
 import java.sql.Connection;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Future;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.sql.Statement;
+import java.sql.SQLException;
+import java.sql.ResultSet;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -130,5 +137,60 @@ class LogSequencerStorageTest {
             Merkle.verifyInclusion(i, size, Merkle.leafHash(appended.get(i).lineBytes()),
                     sequencers.get(0).inclusionProof(i, size), roots.get(size));
         }
+    }
+
+    /**
+     * An integrator that dies in the middle of an integration (its tiles, head and checkpoint written, not committed:
+     * here a transaction holding the {@code log_head} lock whose server process is then terminated, as a killed node's
+     * connection is) holds up the others only until its connection is gone; then another integrates the same entries,
+     * and the one checkpoint of that size is the survivor's.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Kind.class, names = "POSTGRESQL")
+    void anIntegratorThatDiesMidIntegrationIsTakenOverAndLeavesNoCheckpointBehind(Kind kind) throws Exception {
+        DataSource first = databases.create(kind, 4, LedgerLog::create);
+        DataSource second = databases.another(first, 4);
+        LogSequencer survivor = sequencer(second);
+        sequencer(first);
+        List<Receipt> appended = RECEIPTS.sessionReceipts(1, 5);
+        try (Connection c = first.getConnection()) {
+            List<LedgerLog.Row> rows = new ArrayList<>();
+            appended.forEach(r -> rows.add(new LedgerLog.Row(r.session(), r, null)));
+            LedgerLog.append(c, rows, stream -> -1);
+            c.commit();
+        }
+        Connection dying = first.getConnection();
+        long pid;
+        try (Statement s = dying.createStatement()) {
+            try (ResultSet r = s.executeQuery("SELECT pg_backend_pid()")) {
+                r.next();
+                pid = r.getLong(1);
+            }
+            s.executeQuery("SELECT tree_size FROM log_head WHERE id = 1 FOR UPDATE").close();
+            s.executeUpdate("UPDATE log_head SET tree_size = 5 WHERE id = 1");
+            s.executeUpdate("INSERT INTO log_checkpoint (tree_size, note) VALUES (5, 'half-made by a dying node')");
+        }
+        ExecutorService integrator = Executors.newSingleThreadExecutor();
+        try {
+            Future<Long> integrated = integrator.submit(survivor::integrate);
+            Thread.sleep(300);
+            assertThat(integrated).as("waits for the lock the dying integrator holds").isNotDone();
+            try (Connection killer = second.getConnection(); Statement s = killer.createStatement()) {
+                s.execute("SELECT pg_terminate_backend(" + pid + ")");
+                killer.commit();
+            }
+            assertThat(integrated.get(30, TimeUnit.SECONDS)).isEqualTo(5);
+        } finally {
+            integrator.shutdownNow();
+            try {
+                dying.close();
+            } catch (SQLException e) {
+                // Terminated: nothing to close.
+            }
+        }
+        String note = survivor.checkpoint(5).orElseThrow();
+        Checkpoint checkpoint = Checkpoint.open(note, VerifierKey.of(ORIGIN, KEY.publicKey()));
+        assertThat(checkpoint.size()).isEqualTo(5);
+        assertThat(sequencer(first).latest().note()).isEqualTo(note);
     }
 }
