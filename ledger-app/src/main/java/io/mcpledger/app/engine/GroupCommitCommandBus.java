@@ -44,6 +44,11 @@ import org.slf4j.LoggerFactory;
  * <p>Each session's commands go to one worker (by session id), so two workers never wait on each
  * other's aggregate locks; ledger-wide commands (policy, principals) go to the first.
  *
+ * <p>A batch whose append finds it stale ({@link StaleBatchException}: decided on a session, the authority or the
+ * session count that another worker or another node changed before the append) is rolled back whole and decided
+ * again from the start, up to {@link #MAX_ATTEMPTS} times; its callers hear only the last attempt's answers. Before
+ * each attempt the {@link BatchGuard} folds what other nodes appended and notes the authority it is decided under.
+ *
  * <p>The workers handle commands in parallel but store them one batch at a time: the append lock is held from the
  * insert of a batch's events to the end of its after-commit steps. So the event store's global index grows in commit
  * order, a reader never sees a later event without every earlier one, and the projections fold receipts in that

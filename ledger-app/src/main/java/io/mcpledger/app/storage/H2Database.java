@@ -242,10 +242,6 @@ public final class H2Database implements LedgerDatabase {
         return false;
     }
 
-    @Override
-    public String describe() {
-        return file().toString();
-    }
 
     /** What puts this database's commits on stable storage. */
     @Override

@@ -31,9 +31,6 @@ public interface LedgerDatabase extends AutoCloseable {
     /** Megabytes of pages the database keeps in memory, where the ledger sets it (H2); elsewhere nothing. */
     void pageCache(int megabytes);
 
-    /** Where the database is, for messages: a file, or a URL without its credentials. */
-    String describe();
-
     @Override
     void close();
 }

@@ -278,10 +278,6 @@ public final class PostgresDatabase implements LedgerDatabase {
         return slot;
     }
 
-    @Override
-    public String describe() {
-        return url.toString();
-    }
 
     @Override
     public void close() {

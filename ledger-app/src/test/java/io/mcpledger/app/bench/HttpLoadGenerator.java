@@ -126,6 +126,11 @@ public final class HttpLoadGenerator implements Callable<Integer> {
     @Option(names = "--url", defaultValue = "http://127.0.0.1:4320", description = "Ledger base URL (default ${DEFAULT-VALUE}).")
     URI url;
 
+    @Option(names = "--also-url", description = "Another node of the same ledger (several nodes on PostgreSQL); "
+            + "repeatable. Connection c goes to the (c mod n)-th of --url and these, as a load balancer that spreads "
+            + "connections would send it; sessions are initialized and called on whichever connection they fall to.")
+    List<URI> alsoUrls = new ArrayList<>();
+
     @Option(names = "--state", description = "The ledger's state directory, to read credentials/edge.token.")
     Path state;
 
@@ -365,8 +370,14 @@ public final class HttpLoadGenerator implements Callable<Integer> {
 
         long receiptsBefore = healthReceipts(host, port);
         Edge[] edges = new Edge[connections];
+        List<URI> nodes = new ArrayList<>(List.of(url));
+        nodes.addAll(alsoUrls);
+        if (nodes.size() > 1) {
+            System.out.println("nodes: " + nodes + " (connection c on node c mod " + nodes.size() + ")");
+        }
         for (int c = 0; c < connections; c++) {
-            edges[c] = new Edge(c, new Http1Connection(host, port));
+            URI node = nodes.get(c % nodes.size());
+            edges[c] = new Edge(c, new Http1Connection(node.getHost(), node.getPort() < 0 ? 80 : node.getPort()));
         }
         String[] sessionIds = new String[sessions];
         String[] clientTokens = new String[sessions];
