@@ -169,8 +169,11 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
 
     /** What the ledger does around each batch. */
     public interface BatchGuard {
-        /** Before a batch, or its next attempt, is decided: in its root unit of work, before any command. */
-        void beforeBatch(UnitOfWork<?> root);
+        /**
+         * Before a batch is decided: in its root unit of work (its transaction begun), before any command;
+         * {@code attempt} is 1, or more when the attempts before were stale.
+         */
+        void beforeBatch(UnitOfWork<?> root, int attempt);
 
         /** Why {@code command} is refused before it is handled (a {@code LedgerException}), or null to handle it. */
         RuntimeException refusal(CommandMessage<?> command, UnitOfWork<?> root);
@@ -178,7 +181,7 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
 
     private static final BatchGuard NO_GUARD = new BatchGuard() {
         @Override
-        public void beforeBatch(UnitOfWork<?> root) {
+        public void beforeBatch(UnitOfWork<?> root, int attempt) {
         }
 
         @Override
@@ -231,7 +234,7 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
          */
         private void commit(List<Pending> batch) {
             for (int attempt = 1; ; attempt++) {
-                Attempt outcome = attempt(batch);
+                Attempt outcome = attempt(batch, attempt);
                 if (outcome.stale() && attempt < MAX_ATTEMPTS) {
                     redecided.incrementAndGet();
                     continue;
@@ -245,13 +248,30 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
             }
         }
 
-        private Attempt attempt(List<Pending> batch) {
+        /**
+         * One attempt. A retry ({@code attempt > 1}) holds the append lock throughout: its guard may lock the log in
+         * the database from the start, and this worker must not then wait for the append lock while the other worker
+         * holds it and waits for the database's.
+         */
+        private Attempt attempt(List<Pending> batch, int attempt) {
+            if (attempt == 1) {
+                return decideAndCommit(batch, attempt);
+            }
+            appendLock.lock();
+            try {
+                return decideAndCommit(batch, attempt);
+            } finally {
+                appendLock.unlock();
+            }
+        }
+
+        private Attempt decideAndCommit(List<Pending> batch, int attempt) {
             List<CommandResultMessage<?>> results = new ArrayList<>(batch.size());
             UnitOfWork<?> root = DefaultUnitOfWork.startAndGet(new GenericMessage<>("group commit of " + batch.size()));
             Throwable poison = null;
             try {
                 root.attachTransaction(transactions);
-                guard.beforeBatch(root);
+                guard.beforeBatch(root, attempt);
                 for (Pending pending : batch) {
                     RuntimeException refused = guard.refusal(pending.command(), root);
                     if (refused != null) {

@@ -2,6 +2,7 @@ package io.mcpledger.app.engine;
 
 import io.mcpledger.domain.session.InitializeSession;
 import io.mcpledger.query.LedgerProjector;
+import java.util.function.LongSupplier;
 import org.axonframework.commandhandling.CommandMessage;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
 
@@ -9,7 +10,8 @@ import org.axonframework.messaging.unitofwork.UnitOfWork;
  * What the ledger does around each batch of commands: before it is decided, folds what other nodes appended
  * ({@link LogFollower}) and notes the authority it is decided under ({@link LedgerEventStorage#AUTHORITY}); while it
  * is decided, refuses an initialize for which the active sessions, counted on every node, leave no room. The append
- * checks both again under the log's lock, where nothing can change them.
+ * checks both again under the log's lock, where nothing can change them. A batch found stale there is decided again
+ * holding that lock from the start (on a shared database), so a batch is decided at most twice.
  */
 final class LedgerBatchGuard implements GroupCommitCommandBus.BatchGuard {
     /** The root unit of work's resource counting the sessions the batch opens so far. */
@@ -18,16 +20,29 @@ final class LedgerBatchGuard implements GroupCommitCommandBus.BatchGuard {
     private final LogFollower follower;
     private final LedgerProjector projector;
     private final int maxActiveSessions;
+    private final LongSupplier lockLog;
 
-    LedgerBatchGuard(LogFollower follower, LedgerProjector projector, int maxActiveSessions) {
+    /**
+     * {@code lockLog} locks the log's {@code log_sequence} row in the current unit of work's transaction, until it
+     * ends, and returns the log's committed size.
+     */
+    LedgerBatchGuard(LogFollower follower, LedgerProjector projector, int maxActiveSessions, LongSupplier lockLog) {
+        this.lockLog = lockLog;
         this.follower = follower;
         this.projector = projector;
         this.maxActiveSessions = maxActiveSessions;
     }
 
     @Override
-    public void beforeBatch(UnitOfWork<?> root) {
-        follower.follow();
+    public void beforeBatch(UnitOfWork<?> root, int attempt) {
+        if (attempt > 1 && follower.shared()) {
+            // The attempt before was stale: this one takes the log's row before it decides, so nothing can change
+            // under it and it is the last. The first attempt of a batch stays optimistic: nodes whose batches touch
+            // different sessions decide in parallel.
+            follower.followTo(lockLog.getAsLong());
+        } else {
+            follower.follow();
+        }
         root.resources().put(LedgerEventStorage.AUTHORITY, projector.authorityChanges());
         root.resources().put(OPENED, new int[1]);
     }

@@ -149,7 +149,13 @@ public final class LedgerEngine implements AutoCloseable {
             AxonSetup.Caches caches = AxonSetup.Caches.of(settings.maxActiveSessions());
             LogFollower follower = new LogFollower(database.shared(), projector, log, caches.all());
             GroupCommitCommandBus commandBus = new GroupCommitCommandBus(transactions, AxonSetup.COMMAND_WORKERS);
-            commandBus.guard(new LedgerBatchGuard(follower, projector, settings.maxActiveSessions()));
+            commandBus.guard(new LedgerBatchGuard(follower, projector, settings.maxActiveSessions(), () -> {
+                try {
+                    return LedgerLog.lock(transactions.connectionProvider().getConnection());
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException("cannot lock the log for a batch: " + e.getMessage(), e);
+                }
+            }));
             Configuration axon;
             try {
                 axon = AxonSetup.build(transactions, commandBus, new LedgerEventStorage(transactions, log, projector,

@@ -105,6 +105,21 @@ public final class LedgerLog implements LogReader {
     }
 
     /**
+     * Locks the {@code log_sequence} row in the caller's transaction until it ends, as {@link #reserve} does, and
+     * returns the log's committed size: no other append can commit meanwhile, so every entry before it is committed
+     * and none is added.
+     */
+    public static long lock(Connection c) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT next FROM log_sequence WHERE id = 1 FOR UPDATE");
+             ResultSet r = s.executeQuery()) {
+            if (!r.next()) {
+                throw new SQLException("the log_sequence row is missing");
+            }
+            return r.getLong(1);
+        }
+    }
+
+    /**
      * Inserts rows at the positions {@link #reserve} took from {@code first} on. Each row links to the previous
      * receipt of its stream: one earlier in {@code rows}, else the stream's latest committed one
      * ({@code committedHead}, -1 for none).

@@ -131,6 +131,10 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             + "connections would send it; sessions are initialized and called on whichever connection they fall to.")
     List<URI> alsoUrls = new ArrayList<>();
 
+    @Option(names = "--session-affinity", description = "Each connection calls only the sessions it initialized (as a "
+            + "load balancer with session affinity sends them), instead of every session from any connection.")
+    boolean sessionAffinity;
+
     @Option(names = "--state", description = "The ledger's state directory, to read credentials/edge.token.")
     Path state;
 
@@ -263,6 +267,10 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                     + "--rate above 0");
             return 2;
         }
+        if (sessionAffinity && sessions < connections) {
+            System.err.println("--session-affinity needs at least as many --sessions as --connections");
+            return 2;
+        }
         if ((outcomes != null && !(outcomes >= 0 && outcomes <= 1)) || (soakMinutes != null && soakMinutes < 1)
                 || (soakReceipts != null && soakReceipts < 1) || (resumeEverySeconds != null && resumeEverySeconds < 0)
                 || (liveHeap != null && !List.of("gclog", "jcmd", "none").contains(liveHeap))
@@ -336,6 +344,12 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             return liveHeap;
         }
         return spawn || gcLog != null ? "gclog" : ledgerPid != null ? "jcmd" : "none";
+    }
+
+    /** The {@code n}-th call of {@code edge} with session affinity: one of the sessions it initialized, in turn. */
+    private int ownSession(Edge edge, long n) {
+        int own = (sessions - edge.index + connections - 1) / connections;
+        return edge.index + (int) (Math.floorMod(n, (long) Math.max(own, 1))) * connections;
     }
 
     /** Call {@code k} gets an outcome: exactly the fraction {@code f} of calls, spread evenly. */
@@ -457,7 +471,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 return;
             }
             long k = calls.getAndIncrement();
-            int s = (int) (k % sessions);
+            int s = sessionAffinity ? ownSession(edge, edge.affine++) : (int) (k % sessions);
             byte[] call = request("POST", "/v1/sessions/" + sessionIds[s] + "/calls",
                     clientTokens[s], callBody(k));
             String outcome;
@@ -1366,6 +1380,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         /** When each call in {@link #latencies} was due (closed loop: sent), in nanos from the window's start. */
         long[] dues = new long[1 << 12];
         int count;
+        /** Calls sent with session affinity so far: which of its own sessions is next. */
+        long affine;
         long admitted;
         long errorsOutside;
         long answeredWithReceipt;

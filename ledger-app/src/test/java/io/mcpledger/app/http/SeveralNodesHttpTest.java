@@ -78,6 +78,8 @@ class SeveralNodesHttpTest {
             seqs.add(reply.receipt().seq());
         }
         assertThat(seqs).hasSize(48);
+        // The nodes' batches collided (one session, three nodes) and were decided again, under the log's lock.
+        assertThat(nodes.stream().mapToLong(n -> n.server().engine().commandBus().redecided()).sum()).isPositive();
         for (HttpLedger node : nodes) {
             List<Receipt> chain = node.receiptsOf(session);
             assertThat(chain).hasSize(49);
