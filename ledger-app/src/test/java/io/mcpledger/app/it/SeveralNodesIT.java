@@ -165,6 +165,14 @@ class SeveralNodesIT {
         assertThat(json(request(0, "GET", "/health", null, null, null, 200)).path("receipts").asLong())
                 .isEqualTo(size);
 
+        // The database's password is in no line a node printed and in no health answer.
+        for (int i = 0; i < 3; i++) {
+            assertThat(String.join("\n", nodes[i].stdout) + String.join("\n", nodes[i].stderr)
+                    + request(i, "GET", "/health", null, null, null, 200).body()).doesNotContain(PASSWORD);
+            assertThat(nodes[i].stdout.stream().filter(l -> l.startsWith("Ready: "))).singleElement().asString()
+                    .contains(database.withoutCredentials());
+        }
+
         // The export, made while the nodes run, verifies; its replay is every node's digest.
         Path bundle = work.resolve("bundle");
         Process export = LedgerProcess.run(dirs[0], "export", "--out", bundle.toString(), "--database",
@@ -181,9 +189,15 @@ class SeveralNodesIT {
         }
     }
 
+    /**
+     * A password the test server (trust authentication) ignores: given in the URL as an operator would, it must never
+     * show in anything a node prints or answers.
+     */
+    private static final String PASSWORD = "never-printed-4f1c";
+
     private LedgerProcess start(int i) throws Exception {
-        return LedgerProcess.serve(dirs[i], "--database", database.withoutCredentials(), "--policy", "policy.yaml",
-                "--checkpoint-interval", "1s");
+        return LedgerProcess.serve(dirs[i], "--database", database.withoutCredentials() + "&password=" + PASSWORD,
+                "--policy", "policy.yaml", "--checkpoint-interval", "1s");
     }
 
     /** Calls from every thread, each to the next node round robin, while {@code during} runs; then stops. */
