@@ -69,6 +69,7 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
     private final AtomicLong commands = new AtomicLong();
     private final AtomicLong redecided = new AtomicLong();
     private volatile BatchGuard guard = NO_GUARD;
+    private volatile BatchObserver observer = (commands, nanos) -> { };
     private final ReentrantLock appendLock = new ReentrantLock();
     private volatile boolean closed;
     private volatile CountDownLatch gate = new CountDownLatch(0);
@@ -125,6 +126,11 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
         this.guard = guard;
     }
 
+    /** Sets what hears of each committed batch (the ledger's metrics). */
+    public void observe(BatchObserver observer) {
+        this.observer = observer;
+    }
+
     /** Batches decided again because they were stale. */
     public long redecided() {
         return redecided.get();
@@ -177,6 +183,16 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
 
         /** Why {@code command} is refused before it is handled (a {@code LedgerException}), or null to handle it. */
         RuntimeException refusal(CommandMessage<?> command, UnitOfWork<?> root);
+    }
+
+    /** Hears of each batch that committed. */
+    @FunctionalInterface
+    public interface BatchObserver {
+        /**
+         * {@code commands}: the batch's size, refused commands included; {@code commitNanos}: its commit, from the
+         * start of the transaction's commit (the forced write included) to the end of its after-commit steps.
+         */
+        void committed(int commands, long commitNanos);
     }
 
     private static final BatchGuard NO_GUARD = new BatchGuard() {
@@ -292,11 +308,13 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
                     root.rollback(poison);
                 } else {
                     appendLock.lock();
+                    long commitStart = System.nanoTime();
                     try {
                         root.commit();
                     } finally {
                         appendLock.unlock();
                     }
+                    observer.committed(batch.size(), System.nanoTime() - commitStart);
                 }
             } catch (RuntimeException | Error e) {
                 if (root.isActive() || root.isRolledBack()) {

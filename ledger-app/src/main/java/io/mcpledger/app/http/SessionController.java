@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.engine.LedgerEngine;
 import io.mcpledger.app.engine.SessionCap;
+import io.mcpledger.app.metrics.LedgerMetrics;
 import io.mcpledger.app.statedir.Role;
 import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.Identifiers;
@@ -68,11 +69,13 @@ class SessionController {
     private final LedgerEngine ledger;
     private final LedgerProjector projection;
     private final SessionCap cap;
+    private final LedgerMetrics metrics;
 
-    SessionController(LedgerEngine ledger, SessionCap cap) {
+    SessionController(LedgerEngine ledger, SessionCap cap, LedgerMetrics metrics) {
         this.ledger = ledger;
         this.projection = ledger.projector();
         this.cap = cap;
+        this.metrics = metrics;
     }
 
     @EdgeEndpoint
@@ -120,6 +123,7 @@ class SessionController {
     @Post("/{id:[^/]+}/calls")
     CompletableFuture<HttpResponse<byte[]>> call(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken,
                                                  @Nullable @Body byte[] bytes) {
+        long arrived = System.nanoTime();
         String id = sessionId(request);
         String token = clientToken(clientToken);
         RequestBody body = RequestBody.parse(bytes, CALL);
@@ -130,6 +134,7 @@ class SessionController {
             if (!(a instanceof CallAnswer decision)) {
                 return errorAnswer(a);
             }
+            metrics.decided(decision.admitted() ? null : decision.refusal().code(), System.nanoTime() - arrived);
             ObjectNode reply = Replies.object();
             if (decision.admitted()) {
                 reply.put("decision", "admitted");

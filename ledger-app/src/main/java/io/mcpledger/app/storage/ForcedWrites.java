@@ -3,6 +3,7 @@ package io.mcpledger.app.storage;
 import java.sql.SQLException;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 
 /**
  * Puts committed transactions on stable storage, sharing one forced write among every caller that committed before
@@ -21,6 +22,7 @@ public final class ForcedWrites {
     /** The highest ticket a completed force covers; guarded by {@code this}. */
     private long forced;
     private volatile String failure;
+    private volatile LongConsumer observer = nanos -> { };
 
     /** Writes what the store holds unwritten and forces its file; fails when either cannot be done. */
     @FunctionalInterface
@@ -72,6 +74,7 @@ public final class ForcedWrites {
             }
             // Every ticket up to here was taken after its commit, and the force below starts after all of them.
             long covers = requested.get();
+            long started = System.nanoTime();
             try {
                 force.run();
             } catch (SQLException | RuntimeException e) {
@@ -80,7 +83,18 @@ public final class ForcedWrites {
             }
             forces.incrementAndGet();
             forced = covers;
+            observer.accept(System.nanoTime() - started);
         }
+    }
+
+    /** Sets what hears how long each forced write took, in nanoseconds (the ledger's metrics). */
+    public void observe(LongConsumer observer) {
+        this.observer = observer;
+    }
+
+    /** Whether this forces writes itself; false where the database forces each commit before it returns. */
+    public boolean forcesItself() {
+        return force != null;
     }
 
     /** Forced writes so far; with the commits that asked for one this gives how many each force covered. */

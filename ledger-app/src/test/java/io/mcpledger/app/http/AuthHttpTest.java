@@ -85,6 +85,7 @@ class AuthHttpTest {
             new Endpoint("GET", "/v1/log/entries?start=0&limit=1", null, EnumSet.of(AUDITOR, OPERATOR), 200),
             new Endpoint("GET", "/v1/log/proof/consistency?from=1&to=1", null, EnumSet.of(AUDITOR, OPERATOR), 200),
             new Endpoint("GET", "/v1/receipts/rcpt-never-issued/proof", null, EVERYONE, 404),
+            new Endpoint("GET", "/metrics", null, EnumSet.of(AUDITOR, OPERATOR), 200),
             // Other spellings of operator-only paths reach the same endpoint and need the same role.
             new Endpoint("POST", "/v1/sessions/" + SESSION + "/revoke/", null, EnumSet.of(OPERATOR), 404),
             new Endpoint("POST", "/v1/sessions/" + SESSION + "/calls/r1/resolution/", "{\"status\":\"ok\",\"note\":\"n\"}",

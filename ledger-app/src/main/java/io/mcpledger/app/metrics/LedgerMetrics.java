@@ -1,0 +1,99 @@
+package io.mcpledger.app.metrics;
+
+import io.mcpledger.app.engine.LedgerEngine;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The ledger's own meters, which {@code GET /metrics} shows in Prometheus's text format beside the JVM's (operations.md,
+ * Metrics). The engine knows nothing of Micrometer: this records what the HTTP layer decides and what the command bus
+ * and the forced writes report through their observers, and reads the rest from the engine when scraped.
+ */
+public final class LedgerMetrics {
+    /** Bucket bounds of the admission latency histogram: the targets (5 ms, 20 ms) and a wide tail. */
+    private static final Duration[] LATENCY_BUCKETS = {
+        ms(0.5), ms(1), ms(2), ms(5), ms(10), ms(20), ms(50), ms(100), ms(200), ms(500), ms(1000), ms(2000), ms(5000)};
+    private static final Duration[] WRITE_BUCKETS = {
+        ms(0.1), ms(0.25), ms(0.5), ms(1), ms(2), ms(5), ms(10), ms(20), ms(50), ms(100), ms(500)};
+
+    private final MeterRegistry registry;
+    private final Counter admissions;
+    private final ConcurrentMap<String, Counter> refusals = new ConcurrentHashMap<>();
+    private final Timer decisionLatency;
+
+    public LedgerMetrics(MeterRegistry registry, LedgerEngine ledger) {
+        this.registry = registry;
+        admissions = Counter.builder("ledger.admissions")
+                .description("Tool calls admitted (answers of POST .../calls that admitted, repeats of a requestId"
+                        + " included)")
+                .register(registry);
+        decisionLatency = Timer.builder("ledger.decision.latency")
+                .description("From a tool call's arrival to its decision being ready to send, the forced write of its"
+                        + " receipt included (admitted and refused calls)")
+                .serviceLevelObjectives(LATENCY_BUCKETS)
+                .register(registry);
+
+        DistributionSummary batchSize = DistributionSummary.builder("ledger.commit.batch.commands")
+                .description("Commands per group commit (one transaction, one forced write)")
+                .serviceLevelObjectives(1, 2, 4, 8, 16, 32, 64)
+                .register(registry);
+        Timer commitTime = Timer.builder("ledger.commit.batch.duration")
+                .description("A group commit: the transaction's commit and forced write, and the fold of its receipts"
+                        + " into the projections")
+                .serviceLevelObjectives(WRITE_BUCKETS)
+                .register(registry);
+        ledger.commandBus().observe((commands, nanos) -> {
+            batchSize.record(commands);
+            commitTime.record(nanos, TimeUnit.NANOSECONDS);
+        });
+        if (ledger.database().forcedWrites().forcesItself()) {
+            Timer forced = Timer.builder("ledger.forced.write.duration")
+                    .description("One forced write of the store's file (fdatasync), shared by every commit that"
+                            + " finished before it started; absent on PostgreSQL, which forces each commit itself")
+                    .serviceLevelObjectives(WRITE_BUCKETS)
+                    .register(registry);
+            ledger.database().forcedWrites().observe(nanos -> forced.record(nanos, TimeUnit.NANOSECONDS));
+        }
+        FunctionCounter.builder("ledger.commit.batches.redecided", ledger.commandBus(), b -> b.redecided())
+                .description("Batches decided again because another worker or node changed what they were decided on")
+                .register(registry);
+
+        Gauge.builder("ledger.receipts.committed", ledger, l -> l.entries().size())
+                .description("Receipts committed to the log (by every node on PostgreSQL)")
+                .register(registry);
+        Gauge.builder("ledger.receipts.integrated", ledger, l -> l.log().latest().size())
+                .description("Receipts in the latest signed checkpoint; committed minus integrated is the log's lag")
+                .register(registry);
+        Gauge.builder("ledger.projection.position", ledger, l -> l.projector().position())
+                .description("Receipts this node has folded into its projections")
+                .register(registry);
+        Gauge.builder("ledger.sessions.active", ledger, l -> l.projector().activeSessions())
+                .description("Sessions initialized or resumed and not yet deleted or expired")
+                .register(registry);
+    }
+
+    /** A tool call decided: admitted, or refused for {@code reason} (a reason code), {@code nanos} after it arrived. */
+    public void decided(String refusalCode, long nanos) {
+        if (refusalCode == null) {
+            admissions.increment();
+        } else {
+            refusals.computeIfAbsent(refusalCode, code -> Counter.builder("ledger.refusals")
+                    .description("Tool calls refused, by reason code (answers, repeats of a requestId included)")
+                    .tag("reason", code)
+                    .register(registry)).increment();
+        }
+        decisionLatency.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private static Duration ms(double millis) {
+        return Duration.ofNanos((long) (millis * 1_000_000));
+    }
+}
