@@ -3,9 +3,11 @@ package io.mcpledger.domain.session;
 import io.mcpledger.domain.receipt.Receipt;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A session aggregate's calls: those it changed since its last commit (or since it was sourced from its events), in
@@ -15,6 +17,12 @@ import java.util.Map;
 final class SessionCalls implements CallBook {
     private final String sessionId;
     private final CallRecords recent = new CallRecords();
+    /**
+     * RequestIds the history had no decision for, asked during the command being handled: the command's own fold asks
+     * again when it applies the decision, and the answer cannot have changed in between (another decision on the
+     * session would make this batch's append stale). Emptied with every command and commit.
+     */
+    private final Set<String> absent = new HashSet<>();
     private SessionHistory history = SessionHistory.NONE;
 
     SessionCalls(String sessionId) {
@@ -23,15 +31,18 @@ final class SessionCalls implements CallBook {
 
     void readFrom(SessionHistory history) {
         this.history = history;
+        absent.clear();
     }
 
     /** The call's record, from memory or the committed history; null when the session has no decision for it. */
     CallRecord call(String requestId) {
         CallRecord call = recent.call(requestId);
-        if (call == null) {
+        if (call == null && !absent.contains(requestId)) {
             call = history.call(sessionId, requestId);
             if (call != null) {
                 recent.keep(call);
+            } else {
+                absent.add(requestId);
             }
         }
         return call;
@@ -62,6 +73,7 @@ final class SessionCalls implements CallBook {
     /** Drops the calls held in memory; only once they are committed. */
     void forget() {
         recent.clear();
+        absent.clear();
     }
 
     @Override
