@@ -13,6 +13,7 @@ import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.Identifiers;
 import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.crypto.Hex;
+import io.mcpledger.domain.session.JsonRpcId;
 import java.io.IOException;
 import java.util.Iterator;
 import java.util.List;
@@ -98,6 +99,28 @@ final class RequestBody {
             throw invalid("field " + name(field) + " must be at most " + maxChars + " characters");
         }
         return value;
+    }
+
+    /**
+     * A JSON-RPC id as the client sent it (contract section 4): a string of at most {@code maxChars} characters, or an
+     * integer of at most 2^53 - 1 in magnitude, written as a JSON integer (no fraction, no exponent); null when absent.
+     */
+    JsonRpcId jsonRpcId(String field, int maxChars) {
+        JsonNode value = node.get(field);
+        if (value == null) {
+            return null;
+        }
+        if (value.isTextual()) {
+            return JsonRpcId.text(text(field, maxChars, false));
+        }
+        if (!value.isIntegralNumber()) {
+            throw invalid("field " + name(field) + " must be a string or an integer, got " + describe(value));
+        }
+        if (!value.canConvertToLong() || Math.abs(value.longValue()) > JsonRpcId.MAX_INTEGER) {
+            throw invalid("field " + name(field) + " must be an integer of at most 2^53 - 1 (9007199254740991) in"
+                    + " magnitude, got " + value);
+        }
+        return JsonRpcId.integer(value.longValue());
     }
 
     /** Lowercase hex of exactly {@code chars} characters. */

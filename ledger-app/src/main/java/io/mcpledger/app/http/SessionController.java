@@ -129,7 +129,7 @@ class SessionController {
         RequestBody body = RequestBody.parse(bytes, CALL);
         RequestCall command = new RequestCall(id, token, body.identifier("requestId"), body.identifier("server"),
                 body.identifier("tool"), body.identifier("operation"), body.hex("argumentsSha256", 64, true),
-                body.text("jsonrpcId", Identifiers.MAX_LENGTH, false), ledger.now());
+                body.jsonRpcId("jsonrpcId", Identifiers.MAX_LENGTH), ledger.now());
         return Replies.later(ledger.commands().send(command), (Answer a) -> {
             if (!(a instanceof CallAnswer decision)) {
                 return errorAnswer(a);

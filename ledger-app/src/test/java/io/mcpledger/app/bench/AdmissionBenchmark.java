@@ -21,6 +21,7 @@ import io.mcpledger.domain.receipt.ReceiptKind;
 import io.mcpledger.domain.receipt.ReceiptSigner;
 import io.mcpledger.domain.session.CallAnswer;
 import io.mcpledger.domain.session.Edge;
+import io.mcpledger.domain.session.JsonRpcId;
 import io.mcpledger.domain.session.InitializeSession;
 import io.mcpledger.domain.session.RandomIds;
 import io.mcpledger.domain.session.RequestCall;
@@ -410,7 +411,7 @@ public final class AdmissionBenchmark {
                              AtomicLong sent) {
         long n = requestIds.incrementAndGet();
         Object answer = engine.commands().sendAndWait(new RequestCall(session, token, "req-" + n, "pricing", "quote",
-                "invoke", ARGS_SHA256, Long.toString(n), engine.now()));
+                "invoke", ARGS_SHA256, JsonRpcId.integer(n), engine.now()));
         if (!(answer instanceof CallAnswer call) || !call.admitted()) {
             throw new IllegalStateException("request req-" + n + " on " + session + " was not admitted: " + answer);
         }

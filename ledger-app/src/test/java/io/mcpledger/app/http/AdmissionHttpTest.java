@@ -63,6 +63,25 @@ class AdmissionHttpTest extends SharedLedgerTest {
         assertThat(ledger.receipts()).isEqualTo(before + 1);
     }
 
+    /** Contract section 4: the JSON-RPC id is recorded as the client sent it, an integer as an integer. */
+    @Test
+    void aJsonrpcIdIsRecordedWithItsJsonType() throws Exception {
+        String id = ledger.initialize("jsonrpc-ids");
+        String[][] cases = {{"7", "7"}, {"-9007199254740991", "-9007199254740991"}, {"0", "0"}, {"\"7\"", "\"7\""}};
+        for (int i = 0; i < cases.length; i++) {
+            String requestId = "j" + i;
+            String body = "{\"requestId\":\"" + requestId + "\",\"server\":\"pricing\",\"tool\":\"quote\","
+                    + "\"operation\":\"invoke\",\"argumentsSha256\":\"" + args(requestId) + "\",\"jsonrpcId\":"
+                    + cases[i][0] + "}";
+            Reply reply = ledger.call(id, "jsonrpc-ids", body).assertStatus(200);
+            assertThat(reply.json().path("decision").asText()).isEqualTo("admitted");
+            assertThat(reply.receipt().body().get("jsonrpcId")).as(cases[i][0]).isEqualTo(parse(cases[i][1]));
+            assertThat(reply.rawReceipt()).contains("\"jsonrpcId\":" + cases[i][1] + ",");
+            // The same request again answers the same receipt.
+            assertThat(ledger.call(id, "jsonrpc-ids", body).assertStatus(200).rawReceipt()).isEqualTo(reply.rawReceipt());
+        }
+    }
+
     @Test
     void aToolWithoutAGrantIsRefusedNotInScope() throws Exception {
         String id = ledger.initialize("no-grant");

@@ -214,8 +214,21 @@ class BadInputHttpTest {
     }
 
     static Stream<Arguments> stringFieldsWithWrongTypes() {
-        return stringFields().flatMap(f -> Stream.of("42", "1.5", "null", "[\"alice\"]", "true", "{}")
-                .map(value -> arguments(f.get()[0], f.get()[1], value)));
+        return stringFields().filter(f -> !f.get()[1].equals("jsonrpcId"))
+                .flatMap(f -> Stream.of("42", "1.5", "null", "[\"alice\"]", "true", "{}")
+                        .map(value -> arguments(f.get()[0], f.get()[1], value)));
+    }
+
+    /** Contract section 4: a JSON-RPC id is a string or an integer of at most 2^53 - 1 in magnitude. */
+    @ParameterizedTest(name = "jsonrpcId = {0}")
+    @ValueSource(strings = {"1.5", "7.0", "1e3", "null", "[7]", "true", "{}", "9007199254740992", "-9007199254740992",
+        "99999999999999999999"})
+    void aJsonrpcIdThatIsNeitherAStringNorASafeIntegerIsInvalidRequest(String value) throws Exception {
+        String body = with(Endpoint.CALL, "jsonrpcId", json(value));
+
+        Reply reply = assertRefused(() -> send(Endpoint.CALL, session, body), 400, "invalid_request", "jsonrpcId");
+
+        assertThat(reply.errorMessage()).startsWith("field jsonrpcId must be ");
     }
 
     @ParameterizedTest(name = "{0} {1} = {2}")

@@ -431,7 +431,7 @@ public class SessionAggregate {
         body.put("operation", cmd.operation());
         body.put("argumentsSha256", cmd.argumentsSha256());
         if (cmd.jsonrpcId() != null) {
-            body.put("jsonrpcId", cmd.jsonrpcId());
+            body.set("jsonrpcId", cmd.jsonrpcId().json());
         }
         body.put("capability", capabilityId);
         if (policyHash != null) {

@@ -234,8 +234,32 @@ class RequestCallTest extends SessionFixture {
     @Test
     void theJsonrpcIdIsRecordedWhenGiven() {
         fixture.givenCommands(initialize())
-                .when(new RequestCall(SESSION, TOKEN, "req-1", "pricing", "quote", "invoke", ARGS, "42", at(MIN_1)))
-                .expectEventsMatching(lastReceipt(ReceiptKind.CALL_ADMITTED, r -> text(r.body(), "jsonrpcId").equals("42")));
+                .when(new RequestCall(SESSION, TOKEN, "req-1", "pricing", "quote", "invoke", ARGS, JsonRpcId.text("42"),
+                        at(MIN_1)))
+                .expectEventsMatching(lastReceipt(ReceiptKind.CALL_ADMITTED,
+                        r -> r.body().get("jsonrpcId").isTextual() && text(r.body(), "jsonrpcId").equals("42")));
+    }
+
+    @Test
+    void anIntegerJsonrpcIdIsRecordedAsAnInteger() {
+        fixture.givenCommands(initialize())
+                .when(new RequestCall(SESSION, TOKEN, "req-1", "pricing", "quote", "invoke", ARGS,
+                        JsonRpcId.integer(JsonRpcId.MAX_INTEGER), at(MIN_1)))
+                .expectEventsMatching(lastReceipt(ReceiptKind.CALL_ADMITTED,
+                        r -> r.body().get("jsonrpcId").isIntegralNumber()
+                                && r.body().get("jsonrpcId").longValue() == 9_007_199_254_740_991L));
+    }
+
+    @Test
+    void aJsonrpcIdIsAStringOrASafeInteger() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> JsonRpcId.integer(JsonRpcId.MAX_INTEGER + 1))
+                .isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> new JsonRpcId(com.fasterxml.jackson.databind.node.DoubleNode.valueOf(7.0)))
+                .isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> new JsonRpcId(com.fasterxml.jackson.databind.node.BooleanNode.TRUE))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     private RequestCall revoked(RequestCall cmd) {
