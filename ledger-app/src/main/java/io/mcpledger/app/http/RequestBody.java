@@ -57,6 +57,7 @@ final class RequestBody {
     /** Parses a JSON object whose members are all among {@code allowed}. */
     static RequestBody parse(byte[] bytes, Set<String> allowed) {
         requireBody(bytes, "send a JSON object");
+        Utf8.require(bytes);
         JsonNode tree;
         try (JsonParser parser = STRICT.createParser(bytes)) {
             tree = STRICT.readTree(parser);

@@ -156,9 +156,59 @@ class BadInputHttpTest {
                         Named.of("NaN", "{\"principal\":NaN}"),
                         Named.of("a comment", "{/* who */\"principal\":\"alice\"}"))
                 .map(n -> arguments(Endpoint.INITIALIZE, Named.of(n.getName(), n.getPayload().getBytes(StandardCharsets.UTF_8))));
-        Stream<Arguments> notUtf8 = Stream.of(arguments(Endpoint.INITIALIZE,
-                Named.of("invalid UTF-8", new byte[] {'{', '"', 'p', (byte) 0xff, '"', ':', '1', '}'})));
-        return Stream.of(truncated, shapes, notUtf8).flatMap(s -> s);
+        return Stream.of(truncated, shapes).flatMap(s -> s);
+    }
+
+    /**
+     * Contract section 11: ill-formed UTF-8 is {@code 400 invalid_json}, never decoded to the character it looks like
+     * ({@code r-\xc1\x81} would otherwise be admitted as {@code r-A}, sharing that requestId's idempotency key).
+     */
+    static Stream<Arguments> illFormedUtf8() {
+        return Stream.of(
+                        Named.of("overlong A (C1 81)", new int[] {0xC1, 0x81}),
+                        Named.of("overlong NUL (C0 80)", new int[] {0xC0, 0x80}),
+                        Named.of("overlong slash (E0 80 AF)", new int[] {0xE0, 0x80, 0xAF}),
+                        Named.of("overlong four bytes (F0 80 80 81)", new int[] {0xF0, 0x80, 0x80, 0x81}),
+                        Named.of("surrogate U+D800 (ED A0 80)", new int[] {0xED, 0xA0, 0x80}),
+                        Named.of("surrogate U+DFFF (ED BF BF)", new int[] {0xED, 0xBF, 0xBF}),
+                        Named.of("U+110000 (F4 90 80 80)", new int[] {0xF4, 0x90, 0x80, 0x80}),
+                        Named.of("lead byte F5", new int[] {0xF5, 0x80, 0x80, 0x80}),
+                        Named.of("byte FF", new int[] {0xFF}),
+                        Named.of("lone continuation byte", new int[] {0x80}),
+                        Named.of("truncated euro sign (E2 82)", new int[] {0xE2, 0x82}),
+                        Named.of("truncated before the quote (F0 9F 98)", new int[] {0xF0, 0x9F, 0x98}))
+                .flatMap(bad -> Stream.of(arguments(Endpoint.CALL, "requestId", bad),
+                        arguments(Endpoint.INITIALIZE, "clientInfo.name", bad)));
+    }
+
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("illFormedUtf8")
+    void illFormedUtf8IsInvalidJson(Endpoint endpoint, String field, int[] bad) throws Exception {
+        String marker = "MARKER";
+        byte[] template = with(endpoint, field, TextNode.valueOf("r-" + marker)).getBytes(StandardCharsets.UTF_8);
+        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        String text = new String(template, StandardCharsets.UTF_8);
+        int at = text.indexOf(marker);
+        body.write(text.substring(0, at).getBytes(StandardCharsets.UTF_8));
+        for (int b : bad) {
+            body.write(b);
+        }
+        body.write(text.substring(at + marker.length()).getBytes(StandardCharsets.UTF_8));
+
+        Reply reply = assertRefused(() -> sendBytes(endpoint, session, body.toByteArray()), 400, "invalid_json", null);
+
+        assertThat(reply.errorMessage()).startsWith("the body is not well-formed UTF-8: ");
+    }
+
+    @Test
+    void wellFormedUtf8OfEveryLengthIsAccepted() throws Exception {
+        // e-acute, the euro sign, U+FFFD, an emoji and U+10FFFF: two, three and four bytes.
+        String name = "caf\u00e9 \u20ac \ufffd \ud83d\ude00 \udbff\udfff";
+        String body = with(Endpoint.INITIALIZE, "clientInfo.name", TextNode.valueOf(name));
+
+        Reply reply = send(Endpoint.INITIALIZE, session, body).assertStatus(201);
+
+        assertThat(reply.receipt().body().path("clientInfo").path("name").asText()).isEqualTo(name);
     }
 
     @ParameterizedTest(name = "{0} {1}")
