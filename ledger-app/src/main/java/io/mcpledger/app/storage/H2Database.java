@@ -3,12 +3,16 @@ package io.mcpledger.app.storage;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.IOException;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -131,6 +135,9 @@ public final class H2Database implements LedgerDatabase {
                         recovered.layoutRewritten() ? ", layout rewritten" : "", ms);
             }
         }
+        if (fileSystem.isEmpty()) {
+            makePrivate(dir.resolve(FILE_NAME));
+        }
         HikariConfig config = new HikariConfig();
         config.setPoolName("ledger-h2");
         config.setDriverClassName("org.h2.Driver");
@@ -158,6 +165,29 @@ public final class H2Database implements LedgerDatabase {
         } catch (StorageException | RuntimeException e) {
             pool.close();
             throw e;
+        }
+    }
+
+    /**
+     * The store's file holds every receipt and the projections, so it is as private as the signing key (contract
+     * section 11: mode 0600): created empty with that mode before H2 opens it (H2 would create it with the umask's,
+     * usually 0644, and take an empty file for a new store), and a file an earlier version let H2 create is tightened.
+     */
+    private static void makePrivate(Path file) throws StorageException {
+        if (!FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+            return;
+        }
+        Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rw-------");
+        try {
+            if (!Files.exists(file)) {
+                Files.createFile(file, PosixFilePermissions.asFileAttribute(owner));
+            }
+            if (!Files.getPosixFilePermissions(file).equals(owner)) {
+                Files.setPosixFilePermissions(file, owner);
+            }
+        } catch (IOException e) {
+            throw new StorageException("cannot make " + file + " readable by its owner only (mode 0600): "
+                    + e.getMessage() + "; run the ledger as the owner of the state directory", e);
         }
     }
 

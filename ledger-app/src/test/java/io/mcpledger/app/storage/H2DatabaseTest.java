@@ -31,6 +31,20 @@ class H2DatabaseTest {
         }
     }
 
+    /** Contract section 11: the store is as private as the signing key, 0600, however the umask is set. */
+    @Test
+    void theStoreFileIsReadableByItsOwnerOnly() throws Exception {
+        try (H2Database db = H2Database.open(state)) {
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(db.file()))).isEqualTo("rw-------");
+        }
+        // A state whose file an earlier version let H2 create with the umask's mode is tightened at the next open.
+        Files.setPosixFilePermissions(state.resolve("ledger.mv.db"), PosixFilePermissions.fromString("rw-r--r--"));
+        try (H2Database db = H2Database.open(state)) {
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(db.file()))).isEqualTo("rw-------");
+        }
+        assertThat(state).isDirectoryNotContaining("glob:**.trace.db");
+    }
+
     @Test
     void writeDelayIsZeroSoEveryCommitReachesTheFile() throws Exception {
         try (H2Database db = H2Database.open(state);
