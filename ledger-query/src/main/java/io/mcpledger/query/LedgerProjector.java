@@ -735,6 +735,15 @@ public final class LedgerProjector implements Authority, SessionHistory {
 
     /** Sessions in id order after {@code after} (exclusive), active ones only when {@code activeOnly}. */
     public SessionPage sessions(boolean activeOnly, String after, int limit) {
+        return sessions(activeOnly, after, limit, null);
+    }
+
+    /**
+     * A page of sessions by id, after {@code after}; only those of the client token whose SHA-256 is {@code tokenRef}
+     * when it is not null (what an edge may list, contract section 4). Without a {@code state} filter and with a
+     * token, the stored sessions are read a thousand at a time until the page is full.
+     */
+    public SessionPage sessions(boolean activeOnly, String after, int limit, String tokenRef) {
         List<SessionState> states = new ArrayList<>();
         if (activeOnly) {
             for (String id : after == null ? active.keySet() : active.tailMap(after, false).keySet()) {
@@ -742,13 +751,26 @@ public final class LedgerProjector implements Authority, SessionHistory {
                     break;
                 }
                 StoredSession s = session(id, true);
-                if (s != null && s.state().active()) {
+                if (s != null && s.state().active() && (tokenRef == null || tokenRef.equals(s.state().tokenRef()))) {
                     states.add(s.state());
                 }
             }
         } else {
             flush();
-            store.sessions(after, limit + 1).forEach(s -> states.add(s.state()));
+            String from = after;
+            while (states.size() <= limit) {
+                int batch = tokenRef == null ? limit + 1 : 1_000;
+                List<StoredSession> read = store.sessions(from, batch);
+                for (StoredSession s : read) {
+                    if ((tokenRef == null || tokenRef.equals(s.state().tokenRef())) && states.size() <= limit) {
+                        states.add(s.state());
+                    }
+                }
+                if (read.size() < batch || tokenRef == null) {
+                    break;
+                }
+                from = read.get(read.size() - 1).state().id();
+            }
         }
         List<ObjectNode> page = new ArrayList<>();
         String next = null;

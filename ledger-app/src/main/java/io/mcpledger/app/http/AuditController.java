@@ -3,18 +3,21 @@ package io.mcpledger.app.http;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.engine.LedgerEngine;
 import io.mcpledger.app.log.LogSequencer;
+import io.mcpledger.app.statedir.Role;
 import io.mcpledger.app.storage.LedgerLog;
 import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.ledger.Investigation;
 import io.mcpledger.domain.log.TlogProof;
 import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.domain.session.SessionIds;
 import io.mcpledger.query.DigestView;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Header;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
@@ -36,12 +39,9 @@ class AuditController {
     @EdgeEndpoint
     @Get("/receipts/{id:[^/]+}")
     @ExecuteOn(TaskExecutors.BLOCKING)
-    HttpResponse<byte[]> receipt(HttpRequest<?> request) {
+    HttpResponse<byte[]> receipt(HttpRequest<?> request, @Nullable @Header(SessionController.CLIENT_TOKEN) String clientToken) {
         String id = RequestBody.requireIdentifier("receipt id", PathSegments.segment(request, 2));
-        LedgerLog.Located located = ledger.receipt(id);
-        if (located == null) {
-            throw notFound(id);
-        }
+        LedgerLog.Located located = visible(request, id, clientToken);
         long index = located.position();
         ObjectNode reply = Replies.putReceipt(Replies.object(), "receipt", located.receipt());
         reply.put("index", index);
@@ -59,12 +59,9 @@ class AuditController {
     @EdgeEndpoint
     @Get("/receipts/{id:[^/]+}/proof")
     @ExecuteOn(TaskExecutors.BLOCKING)
-    HttpResponse<byte[]> proof(HttpRequest<?> request) {
+    HttpResponse<byte[]> proof(HttpRequest<?> request, @Nullable @Header(SessionController.CLIENT_TOKEN) String clientToken) {
         String id = RequestBody.requireIdentifier("receipt id", PathSegments.segment(request, 2));
-        LedgerLog.Located located = ledger.receipt(id);
-        if (located == null) {
-            throw notFound(id);
-        }
+        LedgerLog.Located located = visible(request, id, clientToken);
         long index = located.position();
         LogSequencer.Published checkpoint = ledger.log().latest();
         if (index >= checkpoint.size()) {
@@ -74,6 +71,23 @@ class AuditController {
         }
         TlogProof proof = new TlogProof(index, ledger.log().inclusionProof(index, checkpoint.size()), checkpoint.note());
         return LogController.text(proof.format());
+    }
+
+    /**
+     * The receipt, when the caller may read it: auditors and operators read every receipt; an edge must send
+     * {@code Client-Token-Sha256} and reads only the receipts of the sessions issued to that token (contract section
+     * 8), so another client's receipt, and a ledger-wide one (a policy's, a revocation's), is {@code 404} as if it did
+     * not exist.
+     */
+    private LedgerLog.Located visible(HttpRequest<?> request, String id, String clientToken) {
+        boolean edge = request.getAttribute(AuthFilter.ROLE, Role.class).orElse(null) == Role.EDGE;
+        String token = edge ? SessionController.clientToken(clientToken) : null;
+        LedgerLog.Located located = ledger.receipt(id);
+        if (located == null || (edge && (located.receipt().session() == null
+                || !SessionIds.isIssuedTo(located.receipt().session(), token)))) {
+            throw notFound(id);
+        }
+        return located;
     }
 
     private String retryAfterSeconds() {

@@ -26,6 +26,7 @@ import io.mcpledger.domain.session.ResumeSession;
 import io.mcpledger.domain.session.RevokeCapability;
 import io.mcpledger.domain.session.SessionAnswer;
 import io.mcpledger.domain.session.SessionIds;
+import io.mcpledger.domain.session.TokenRefs;
 import io.mcpledger.query.LedgerProjector;
 import io.mcpledger.query.SessionPage;
 import io.micronaut.core.annotation.Nullable;
@@ -220,11 +221,17 @@ class SessionController {
                 .orElseGet(() -> Failures.toResponse(notFound())));
     }
 
+    /**
+     * A page of sessions by id. An edge lists only its own client's: it must send {@code Client-Token-Sha256}, and
+     * sees the sessions issued to that token (contract section 4); auditors and operators list every session, or one
+     * client's when they send the header.
+     */
     @EdgeEndpoint
     @Get
     @ExecuteOn(TaskExecutors.BLOCKING)
-    CompletableFuture<HttpResponse<byte[]>> list(@Nullable @QueryValue String state, @Nullable @QueryValue String after,
-                                                 @Nullable @QueryValue String limit) {
+    CompletableFuture<HttpResponse<byte[]>> list(HttpRequest<?> request, @Nullable @QueryValue String state,
+                                                 @Nullable @QueryValue String after, @Nullable @QueryValue String limit,
+                                                 @Nullable @Header(CLIENT_TOKEN) String clientToken) {
         if (state != null && !state.equals("active")) {
             throw RequestBody.invalid("query parameter state must be \"active\" or absent, got \"" + state + "\"");
         }
@@ -233,8 +240,10 @@ class SessionController {
         }
         int size = pageSize(limit);
         boolean activeOnly = state != null;
+        boolean edge = request.getAttribute(AuthFilter.ROLE, Role.class).orElse(null) == Role.EDGE;
+        String tokenRef = edge || clientToken != null ? TokenRefs.of(clientToken(clientToken)) : null;
         return ledger.expireIdleSessions().thenApply(done -> {
-            SessionPage page = projection.sessions(activeOnly, after, size);
+            SessionPage page = projection.sessions(activeOnly, after, size, tokenRef);
             ObjectNode reply = Replies.object();
             ArrayNode sessions = reply.putArray("sessions");
             page.sessions().forEach(sessions::add);
@@ -270,7 +279,7 @@ class SessionController {
         return RequestBody.requireIdentifier("session id", PathSegments.segment(request, 2));
     }
 
-    private static String clientToken(String header) {
+    static String clientToken(String header) {
         if (header == null) {
             throw RequestBody.invalid("header " + CLIENT_TOKEN + " is required: the SHA-256 of the MCP client's bearer token");
         }

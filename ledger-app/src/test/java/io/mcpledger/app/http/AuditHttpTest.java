@@ -70,11 +70,72 @@ class AuditHttpTest extends SharedLedgerTest {
         assertThat(served.assertStatus(200).rawReceipt()).isEqualTo(refused.rawReceipt());
     }
 
+    /** Contract section 8: an edge reads the receipts of its own client's sessions only; others are 404. */
+    @Test
+    void anEdgeReadsOnlyItsOwnClientsReceipts() throws Exception {
+        Reply mine = ledger.initialize("receipts-mine", HttpLedger.initializeJson("receipts-mine"));
+        Reply theirs = ledger.initialize("receipts-theirs", HttpLedger.initializeJson("receipts-theirs"));
+        ledger.integrate();
+        String policyReceipt = ledger.auditor("GET", "/v1/log/entries?start=0&limit=1").send().text();
+        String policyId = HttpLedger.parse(policyReceipt.strip()).path("id").asText();
+        String token = HttpLedger.clientToken("receipts-mine");
+
+        for (String path : new String[] {"", "/proof"}) {
+            ledger.edge("GET", "/v1/receipts/" + mine.receipt().id() + path).client(token).send().assertStatus(200);
+            ledger.edge("GET", "/v1/receipts/" + theirs.receipt().id() + path).client(token).send()
+                    .assertError(404, "receipt_not_found", "no committed receipt has id " + theirs.receipt().id());
+            ledger.edge("GET", "/v1/receipts/" + policyId + path).client(token).send()
+                    .assertError(404, "receipt_not_found", "no committed receipt has id " + policyId);
+            assertThat(ledger.edge("GET", "/v1/receipts/" + mine.receipt().id() + path).send()
+                    .assertStatus(400).errorMessage()).contains("Client-Token-Sha256");
+            ledger.auditor("GET", "/v1/receipts/" + theirs.receipt().id() + path).send().assertStatus(200);
+            ledger.operator("GET", "/v1/receipts/" + policyId + path).send().assertStatus(200);
+        }
+    }
+
+    /** Contract section 4: an edge lists its own client's sessions, and must say which client that is. */
+    @Test
+    void anEdgeListsOnlyItsOwnClientsSessions() throws Exception {
+        try (HttpLedger own = HttpLedger.start(database, ownState)) {
+            List<String> mine = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                mine.add(own.initialize("lister"));
+                own.initialize("someone-else-" + i);
+            }
+            String ended = own.initialize("lister");
+            own.edge("DELETE", "/v1/sessions/" + ended).client(HttpLedger.clientToken("lister")).send().assertStatus(200);
+            String token = HttpLedger.clientToken("lister");
+
+            for (String state : new String[] {"state=active&", ""}) {
+                List<String> listed = new ArrayList<>();
+                String after = null;
+                do {
+                    Reply page = own.edge("GET", "/v1/sessions?" + state + "limit=2"
+                            + (after == null ? "" : "&after=" + after)).client(token).send().assertStatus(200);
+                    page.json().path("sessions").forEach(s -> listed.add(s.path("id").asText()));
+                    after = page.json().path("next").isMissingNode() ? null : page.json().path("next").asText();
+                } while (after != null);
+                List<String> expected = new ArrayList<>(mine);
+                if (state.isEmpty()) {
+                    expected.add(ended);
+                }
+                assertThat(listed).as(state).containsExactlyElementsOf(expected.stream().sorted().toList());
+            }
+            own.edge("GET", "/v1/sessions?state=active").send().assertError(400, "invalid_request",
+                    "header Client-Token-Sha256 is required: the SHA-256 of the MCP client's bearer token");
+            assertThat(own.auditor("GET", "/v1/sessions?limit=100").send().assertStatus(200).json().path("sessions")
+                    .size()).isEqualTo(11);
+            assertThat(own.auditor("GET", "/v1/sessions").client(token).send().assertStatus(200).json()
+                    .path("sessions").size()).isEqualTo(6);
+        }
+    }
+
     @Test
     void anEdgeMayReadAReceiptById() throws Exception {
         Reply initialized = ledger.initialize("edge-reads", HttpLedger.initializeJson("edge-reads"));
 
-        Reply served = ledger.edge("GET", "/v1/receipts/" + initialized.receipt().id()).send();
+        Reply served = ledger.edge("GET", "/v1/receipts/" + initialized.receipt().id())
+                .client(HttpLedger.clientToken("edge-reads")).send();
 
         assertThat(served.assertStatus(200).rawReceipt()).isEqualTo(initialized.rawReceipt());
     }
@@ -205,7 +266,7 @@ class AuditHttpTest extends SharedLedgerTest {
         try (HttpLedger own = HttpLedger.start(database, ownState)) {
             String id = own.initialize("listed");
 
-            Reply reply = own.edge("GET", "/v1/sessions?state=active").send();
+            Reply reply = own.edge("GET", "/v1/sessions?state=active").client(HttpLedger.clientToken("listed")).send();
 
             assertThat(reply.assertStatus(200).json().path("sessions").get(0))
                     .isEqualTo(own.auditor("GET", "/v1/sessions/" + id).send().json());

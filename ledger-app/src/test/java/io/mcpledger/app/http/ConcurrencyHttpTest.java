@@ -235,7 +235,7 @@ class ConcurrencyHttpTest {
     }
 
     private static List<String> activeSessionIds(HttpLedger ledger) throws Exception {
-        Reply reply = ledger.edge("GET", "/v1/sessions?state=active&limit=1000").send();
+        Reply reply = ledger.auditor("GET", "/v1/sessions?state=active&limit=1000").send();
         assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
         List<String> ids = new ArrayList<>();
         reply.json().path("sessions").forEach(s -> ids.add(s.path("id").asText()));

@@ -1,5 +1,6 @@
 package io.mcpledger.app.http;
 
+import static io.mcpledger.app.http.HttpLedger.clientToken;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -83,7 +84,7 @@ class LogHttpTest {
         Reply initialized = ledger.initialize("proof-too-soon", HttpLedger.initializeJson("proof-too-soon"));
         String id = initialized.receipt().id();
 
-        Reply proof = ledger.edge("GET", "/v1/receipts/" + id + "/proof").send();
+        Reply proof = ledger.edge("GET", "/v1/receipts/" + id + "/proof").client(clientToken("proof-too-soon")).send();
 
         assertThat(proof.status()).isEqualTo(409);
         assertThat(proof.errorCode()).isEqualTo("not_integrated");
@@ -96,7 +97,8 @@ class LogHttpTest {
         Reply initialized = ledger.initialize("included", HttpLedger.initializeJson("included"));
         ledger.integrate();
 
-        Reply served = ledger.edge("GET", "/v1/receipts/" + initialized.receipt().id()).send().assertStatus(200);
+        Reply served = ledger.edge("GET", "/v1/receipts/" + initialized.receipt().id()).client(clientToken("included"))
+                .send().assertStatus(200);
 
         assertThat(served.fieldNames()).containsExactly("receipt", "index", "inclusion", "checkpoint");
         Checkpoint checkpoint = Checkpoint.open(served.json().path("checkpoint").asText(), vkey);
@@ -113,7 +115,8 @@ class LogHttpTest {
         String id = initialized.receipt().id();
         long index = ledger.auditor("GET", "/v1/receipts/" + id).send().json().path("index").asLong();
 
-        Reply reply = ledger.edge("GET", "/v1/receipts/" + id + "/proof").send().assertStatus(200);
+        Reply reply = ledger.edge("GET", "/v1/receipts/" + id + "/proof").client(clientToken("tlog-proof")).send()
+                .assertStatus(200);
 
         assertThat(reply.header("Content-Type")).startsWith("text/plain");
         assertThat(reply.text()).startsWith("c2sp.org/tlog-proof@v1\nindex " + index + "\n");
@@ -128,7 +131,8 @@ class LogHttpTest {
         Reply first = ledger.initialize("wrong-leaf-a", HttpLedger.initializeJson("wrong-leaf-a"));
         Reply second = ledger.initialize("wrong-leaf-b", HttpLedger.initializeJson("wrong-leaf-b"));
         ledger.integrate();
-        TlogProof proof = TlogProof.parse(ledger.edge("GET", "/v1/receipts/" + first.receipt().id() + "/proof").send()
+        TlogProof proof = TlogProof.parse(ledger.edge("GET", "/v1/receipts/" + first.receipt().id() + "/proof")
+                .client(clientToken("wrong-leaf-a")).send()
                 .assertStatus(200).text());
         Checkpoint checkpoint = Checkpoint.open(proof.checkpoint(), vkey);
 
@@ -139,7 +143,7 @@ class LogHttpTest {
 
     @Test
     void theProofOfAReceiptNeverIssuedIs404() throws Exception {
-        ledger.edge("GET", "/v1/receipts/rcpt-never/proof").send()
+        ledger.edge("GET", "/v1/receipts/rcpt-never/proof").client(clientToken("anyone")).send()
                 .assertError(404, "receipt_not_found", "no committed receipt has id rcpt-never");
     }
 

@@ -71,6 +71,8 @@ class CrashRecoveryIT {
 
     /** The edge credential of the ledger under test. */
     private String edge;
+    /** The auditor credential: it reads every client's receipts. */
+    private String auditor;
 
     /** A session and the SHA-256 of its client's token, as an edge keeps them. */
     private record Client(String session, String token) {
@@ -83,6 +85,7 @@ class CrashRecoveryIT {
         List<Client> clients;
         try (LedgerProcess ledger = LedgerProcess.serve(work, "--policy", "policy.yaml")) {
             edge = LedgerProcess.token(work, "edge");
+            auditor = LedgerProcess.token(work, "auditor");
             clients = initialize(ledger, acknowledged);
             // Growing the state ends in the first kill, once the state holds enough receipts.
             callConcurrentlyThenKill(ledger, clients, acknowledged, GROW_TO, Duration.ofHours(1));
@@ -194,7 +197,7 @@ class CrashRecoveryIT {
             throws Exception {
         Queue<String> lost = new ConcurrentLinkedQueue<>();
         inParallel(acknowledged, receipt -> {
-            HttpResponse<String> answer = restarted.get("/v1/receipts/" + receipt.id(), edge, null);
+            HttpResponse<String> answer = restarted.get("/v1/receipts/" + receipt.id(), auditor, null);
             if (answer.statusCode() != 200) {
                 lost.add(receipt.id() + ": " + answer.statusCode() + " " + answer.body());
             } else if (!Canonical.jcs(Canonical.parse(answer.body()).get("receipt")).equals(receipt.line())) {
