@@ -12,9 +12,14 @@ import io.mcpledger.app.storage.DatabaseUrl;
 import io.mcpledger.app.storage.StorageException;
 import io.mcpledger.domain.policy.PolicyDocument;
 import io.mcpledger.query.LedgerProjector;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -85,6 +90,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         String problem = checkLimits();
+        if (problem == null) {
+            problem = checkListen(listen);
+        }
         if (problem != null) {
             return fail(problem);
         }
@@ -127,6 +135,29 @@ public final class ServeCommand implements Callable<Integer> {
         spec.commandLine().getOut().flush();
         stopped.await();
         return LedgerMain.EXIT_OK;
+    }
+
+    /**
+     * Whether the ledger can listen where it is told to, asked before anything is created (a state directory with a
+     * new key for a ledger that cannot start is worse than none). Another process may still take the port in between;
+     * then the start fails after all, as it did before this check.
+     */
+    static String checkListen(HostPort listen) {
+        if (listen.port() == 0) {
+            return null;
+        }
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(listen.host(), listen.port()));
+            return null;
+        } catch (BindException e) {
+            String why = String.valueOf(e.getMessage());
+            return "cannot listen on " + listen.host() + ":" + listen.port() + ": " + (why.contains("in use")
+                    ? "another process is listening there; stop it or pass another --listen"
+                    : why.toLowerCase(Locale.ROOT) + "; pass an address of this machine to --listen");
+        } catch (IOException | IllegalArgumentException | SecurityException e) {
+            return "cannot listen on " + listen.host() + ":" + listen.port() + ": " + e.getMessage();
+        }
     }
 
     /** Durations are already positive ({@link Durations} refuses 0); the session cap and the caches are left to check. */
