@@ -16,9 +16,14 @@ import io.mcpledger.app.storage.LedgerSchema;
 import io.mcpledger.app.storage.StateInUseException;
 import io.mcpledger.app.storage.StorageException;
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine;
@@ -37,7 +42,7 @@ public final class ExportCommand implements Callable<Integer> {
     private CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--state", paramLabel = "DIR", defaultValue = "${LEDGER_STATE:-./state/ledger}",
-            description = "State directory; default $LEDGER_STATE or ./state/ledger")
+            description = "State directory; default $LEDGER_STATE, else state/ledger in the working directory")
     private Path state;
 
     @Option(names = "--out", paramLabel = "DIR", required = true,
@@ -70,15 +75,16 @@ public final class ExportCommand implements Callable<Integer> {
                 integrated = log.integrate();
                 entries = writeThenMove(log, loaded);
             }
-            spec.commandLine().getOut().println("Exported " + entries + " entries to " + out + " (" + integrated + " integrated now); the"
-                    + " checkpoint covers every line.");
+            spec.commandLine().getOut().println("Exported " + entries + " entries to " + out + "; the checkpoint covers"
+                    + " every line" + (integrated == 0 ? "." : " (the export integrated the last " + integrated
+                    + ", which the ledger had not yet)."));
             return LedgerMain.EXIT_OK;
         } catch (StateInUseException e) {
             return fail("the ledger still holds the state at " + state + "; stop it (SIGTERM) and export again");
         } catch (StateException | StorageException | IllegalArgumentException e) {
             return fail(e.getMessage());
         } catch (IOException e) {
-            return fail("cannot write the bundle to " + out + ": " + e);
+            return fail("cannot write the bundle to " + out + ": " + describe(e));
         } catch (RuntimeException e) {
             return fail("the bundle could not be made, nothing was written to " + out + ": " + e.getMessage());
         }
@@ -111,15 +117,33 @@ public final class ExportCommand implements Callable<Integer> {
 
     private void requireEmptyOutput() throws IOException {
         if (Files.exists(out) && !Files.isDirectory(out)) {
-            throw new IOException(out + " exists and is not a directory");
+            throw new IOException("it exists and is not a directory; give a new or empty directory");
         }
         if (Files.isDirectory(out)) {
             try (Stream<Path> files = Files.list(out)) {
                 if (files.findAny().isPresent()) {
-                    throw new IOException(out + " is not empty; give a new or empty directory");
+                    throw new IOException("the directory is not empty; give a new or empty directory");
                 }
             }
         }
+    }
+
+    /** What went wrong, in words: the JDK's file exceptions name only the path in their message. */
+    private static String describe(IOException e) {
+        String file = e instanceof FileSystemException f && f.getFile() != null ? f.getFile() : null;
+        if (e instanceof AccessDeniedException) {
+            return "permission denied on " + file;
+        }
+        if (e instanceof NoSuchFileException) {
+            return "no such file or directory: " + file;
+        }
+        if (e instanceof FileAlreadyExistsException) {
+            return file + " already exists";
+        }
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getReason().toLowerCase(Locale.ROOT) + (file == null ? "" : ": " + file);
+        }
+        return String.valueOf(e.getMessage());
     }
 
     private int fail(String message) {

@@ -41,7 +41,7 @@ public final class RebuildCommand implements Callable<Integer> {
     private CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--state", paramLabel = "DIR", defaultValue = "${LEDGER_STATE:-./state/ledger}",
-            description = "State directory; default $LEDGER_STATE or ./state/ledger")
+            description = "State directory; default $LEDGER_STATE, else state/ledger in the working directory")
     private Path state;
 
     @CommandLine.Mixin

@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
 @Command(name = "serve", mixinStandardHelpOptions = true, description = "Start the ledger's HTTP service.")
 public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--state", defaultValue = "${env:LEDGER_STATE:-./state/ledger}",
-            description = "State directory (env LEDGER_STATE, default ${DEFAULT-VALUE}).")
+            description = "State directory; default $LEDGER_STATE, else state/ledger in the working directory")
     Path state;
 
     @Option(names = "--listen", defaultValue = "${env:LEDGER_LISTEN:-127.0.0.1:4320}", converter = HostPort.Converter.class,

@@ -192,7 +192,8 @@ class InitCommandTest {
         assertThat(exit).isEqualTo(0);
         assertThat(out.toString()).startsWith("Usage: ledger-app init [-hV] [--state=DIR]\n");
         assertThat(out.toString()).contains("--state=DIR");
-        assertThat(out.toString()).contains("--state=DIR   State directory; default $LEDGER_STATE or ./state/ledger\n");
+        assertThat(out.toString()).contains("--state=DIR   State directory; default $LEDGER_STATE, else state/ledger\n"
+                + "                      in the working directory\n");
     }
 
     @Test
