@@ -19,6 +19,7 @@ import org.axonframework.commandhandling.GenericCommandResultMessage;
 import org.axonframework.commandhandling.callbacks.LoggingCallback;
 import org.axonframework.commandhandling.SimpleCommandBus;
 import org.axonframework.common.Registration;
+import org.axonframework.common.transaction.Transaction;
 import org.axonframework.common.transaction.TransactionManager;
 import org.axonframework.messaging.GenericMessage;
 import org.axonframework.messaging.MessageDispatchInterceptor;
@@ -285,8 +286,24 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
             List<CommandResultMessage<?>> results = new ArrayList<>(batch.size());
             UnitOfWork<?> root = DefaultUnitOfWork.startAndGet(new GenericMessage<>("group commit of " + batch.size()));
             Throwable poison = null;
+            boolean[] committed = {false};
             try {
-                root.attachTransaction(transactions);
+                // The one proof that the batch is stored: its transaction's commit, forced write included, returned.
+                root.attachTransaction(() -> {
+                    Transaction transaction = transactions.startTransaction();
+                    return new Transaction() {
+                        @Override
+                        public void commit() {
+                            transaction.commit();
+                            committed[0] = true;
+                        }
+
+                        @Override
+                        public void rollback() {
+                            transaction.rollback();
+                        }
+                    };
+                });
                 guard.beforeBatch(root, attempt);
                 for (Pending pending : batch) {
                     RuntimeException refused = guard.refusal(pending.command(), root);
@@ -317,14 +334,20 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
                     observer.committed(batch.size(), System.nanoTime() - commitStart);
                 }
             } catch (RuntimeException | Error e) {
-                if (root.isActive() || root.isRolledBack()) {
+                // Answered as stored only when the commit and its forced write completed, whatever phase the unit of
+                // work reached (an Error from a failed store can leave it neither committed nor rolled back).
+                if (!committed[0]) {
                     poison = e;
                     if (!stale(e)) {
                         LOG.warn("A batch of {} commands is rolled back ({}); its callers hear that nothing was stored",
                                 batch.size(), root.phase(), e);
                     }
                     if (root.isActive()) {
-                        root.rollback(e);
+                        try {
+                            root.rollback(e);
+                        } catch (RuntimeException | Error rollback) {
+                            e.addSuppressed(rollback);
+                        }
                     }
                 } else {
                     // Failed after the commit (an after-commit step): the receipts are stored, so the

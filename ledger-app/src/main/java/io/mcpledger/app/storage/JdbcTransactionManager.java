@@ -208,17 +208,24 @@ public final class JdbcTransactionManager implements TransactionManager {
                 connection.commit();
             } catch (SQLException e) {
                 rollbackQuietly();
-                release();
-                throw new JdbcException("Could not commit the transaction, it was rolled back: " + e.getMessage(), e);
+                JdbcException failure = new JdbcException("Could not commit the transaction, it was rolled back: "
+                        + e.getMessage(), e);
+                releaseQuietly(failure);
+                throw failure;
             }
             try {
                 forcedWrites.force();
-            } catch (SQLException e) {
-                throw new UnforcedCommitException("the transaction was committed but could not be forced to disk, so"
-                        + " whether it survives a power loss is unknown: " + e.getMessage(), e);
-            } finally {
-                release();
+            } catch (SQLException | RuntimeException | Error e) {
+                UnforcedCommitException unforced = new UnforcedCommitException("the transaction was committed but"
+                        + " could not be forced to disk, so whether it survives a power loss is unknown: "
+                        + e.getMessage(), e);
+                // Returning the connection may fail too on a store that failed (H2 throws AssertionError): that must
+                // not replace this failure, or the commit would look done and its callers would be told so.
+                releaseQuietly(unforced);
+                throw unforced;
             }
+            // Forced: the transaction is on stable storage, whatever returning its connection does.
+            releaseQuietly(null);
         }
 
         /** Does nothing once completed, so a rollback after a failed commit or at cleanup is harmless. */
@@ -246,6 +253,20 @@ public final class JdbcTransactionManager implements TransactionManager {
         private void release() {
             completed = true;
             JdbcUtils.closeQuietly(connection);
+        }
+
+        /**
+         * Returns the connection, keeping whatever that throws (an {@code Error} from a failed store included) as a
+         * suppressed exception of {@code failure}, or dropping it when the transaction is already forced.
+         */
+        private void releaseQuietly(Throwable failure) {
+            try {
+                release();
+            } catch (RuntimeException | Error e) {
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                }
+            }
         }
     }
 }

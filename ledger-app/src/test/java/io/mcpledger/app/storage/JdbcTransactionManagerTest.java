@@ -153,6 +153,50 @@ class JdbcTransactionManagerTest {
         assertThat(seen).isEmpty();
     }
 
+    /**
+     * H2 may throw an Error when a connection of a store that failed is returned: that must not replace the unforced
+     * commit's failure, or the commit would look done.
+     */
+    @Test
+    void anErrorReturningTheConnectionDoesNotHideAnUnforcedCommit() throws Exception {
+        H2Database db = open();
+        java.util.concurrent.atomic.AtomicBoolean broken = new java.util.concurrent.atomic.AtomicBoolean();
+        javax.sql.DataSource breaking = (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {javax.sql.DataSource.class}, (proxy, method, args) -> {
+                    Object real = method.invoke(db.dataSource(), args);
+                    if (!method.getName().equals("getConnection")) {
+                        return real;
+                    }
+                    java.sql.Connection connection = (java.sql.Connection) real;
+                    return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                            new Class<?>[] {java.sql.Connection.class}, (p, m, a) -> {
+                                if (m.getName().equals("close") && broken.get()) {
+                                    connection.close();
+                                    throw new AssertionError("v=106 / cnt=0");
+                                }
+                                try {
+                                    return m.invoke(connection, a);
+                                } catch (java.lang.reflect.InvocationTargetException e) {
+                                    throw e.getCause();
+                                }
+                            });
+                });
+        JdbcTransactionManager transactions = new JdbcTransactionManager(breaking, ForcedWrites.by(() -> {
+            throw new SQLException("Input/output error");
+        }));
+        EventStoreFixture.NoteStore engine = engine(transactions);
+        broken.set(true);
+
+        UnitOfWork<?> uow = DefaultUnitOfWork.startAndGet(null);
+        uow.attachTransaction(transactions);
+        uow.onPrepareCommit(u -> engine.appendEvents(event("u-1", 0, "first")));
+
+        assertThatThrownBy(uow::commit)
+                .isInstanceOf(UnforcedCommitException.class)
+                .hasMessageContaining("Input/output error")
+                .satisfies(e -> assertThat(e.getSuppressed()).singleElement().isInstanceOf(AssertionError.class));
+    }
+
     @Test
     void aNestedUnitOfWorkIsCommittedWithItsRootNotBefore() throws Exception {
         H2Database db = open();
