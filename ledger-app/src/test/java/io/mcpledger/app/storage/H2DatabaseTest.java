@@ -77,6 +77,20 @@ class H2DatabaseTest {
         assertThat(StoreRecovery.needed(state)).isFalse();
     }
 
+    /** A file H2 cannot make sense of is one clear refusal, not an Error from H2's own assertions. */
+    @Test
+    void aDamagedFileAfterAnUncleanStopIsAStorageExceptionThatSaysSo() throws Exception {
+        byte[] noise = new byte[64 * 1024];
+        new java.util.Random(7).nextBytes(noise);
+        Files.write(state.resolve("ledger.mv.db"), noise);
+        Files.createFile(state.resolve(StoreRecovery.MARKER));
+
+        assertThatThrownBy(() -> H2Database.open(state))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("ledger.mv.db")
+                .hasMessageContaining("restore it from a backup");
+    }
+
     @Test
     void aMarkerWithoutADatabaseFileNeedsNoRecovery() throws Exception {
         Files.createFile(state.resolve(StoreRecovery.MARKER));
