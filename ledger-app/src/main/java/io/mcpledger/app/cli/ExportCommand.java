@@ -1,5 +1,6 @@
 package io.mcpledger.app.cli;
 
+import io.mcpledger.app.FileErrors;
 import io.mcpledger.app.LedgerMain;
 import io.mcpledger.app.engine.LedgerSettings;
 import io.mcpledger.app.log.Bundle;
@@ -16,14 +17,9 @@ import io.mcpledger.app.storage.LedgerSchema;
 import io.mcpledger.app.storage.StateInUseException;
 import io.mcpledger.app.storage.StorageException;
 import java.io.IOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine;
@@ -84,7 +80,7 @@ public final class ExportCommand implements Callable<Integer> {
         } catch (StateException | StorageException | IllegalArgumentException e) {
             return fail(e.getMessage());
         } catch (IOException e) {
-            return fail("cannot write the bundle to " + out + ": " + describe(e));
+            return fail("cannot write the bundle to " + out + ": " + FileErrors.describe(e));
         } catch (RuntimeException e) {
             return fail("the bundle could not be made, nothing was written to " + out + ": " + e.getMessage());
         }
@@ -126,24 +122,6 @@ public final class ExportCommand implements Callable<Integer> {
                 }
             }
         }
-    }
-
-    /** What went wrong, in words: the JDK's file exceptions name only the path in their message. */
-    private static String describe(IOException e) {
-        String file = e instanceof FileSystemException f && f.getFile() != null ? f.getFile() : null;
-        if (e instanceof AccessDeniedException) {
-            return "permission denied on " + file;
-        }
-        if (e instanceof NoSuchFileException) {
-            return "no such file or directory: " + file;
-        }
-        if (e instanceof FileAlreadyExistsException) {
-            return file + " already exists";
-        }
-        if (e instanceof FileSystemException f && f.getReason() != null) {
-            return f.getReason().toLowerCase(Locale.ROOT) + (file == null ? "" : ": " + file);
-        }
-        return String.valueOf(e.getMessage());
     }
 
     private int fail(String message) {

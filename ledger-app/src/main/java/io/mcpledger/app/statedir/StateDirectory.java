@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.app.FileErrors;
 import io.mcpledger.app.storage.H2Database;
 import io.mcpledger.domain.crypto.Hex;
 import io.mcpledger.domain.crypto.InvalidKeyException;
@@ -15,11 +16,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -285,7 +283,7 @@ public final class StateDirectory {
         } catch (JsonProcessingException e) {
             throw corruptHashes(path, "it is not JSON");
         } catch (IOException e) {
-            throw new StateException("cannot read " + path + ": " + reason(e), e);
+            throw new StateException("cannot read " + path + ": " + FileErrors.reason(e), e);
         }
         if (tree == null || !tree.isObject()) {
             throw corruptHashes(path, "it is not a JSON object");
@@ -326,7 +324,7 @@ public final class StateDirectory {
             Files.move(temp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             syncDirectory(path.getParent());
         } catch (IOException e) {
-            throw new StateException("cannot write " + path + ": " + reason(e), e);
+            throw new StateException("cannot write " + path + ": " + FileErrors.reason(e), e);
         } finally {
             deleteQuietly(temp);
         }
@@ -358,7 +356,7 @@ public final class StateDirectory {
         try {
             return Files.readAllBytes(path);
         } catch (IOException e) {
-            throw new StateException("cannot read " + path + ": " + reason(e), e);
+            throw new StateException("cannot read " + path + ": " + FileErrors.reason(e), e);
         }
     }
 
@@ -384,7 +382,7 @@ public final class StateDirectory {
             throw new StateException("cannot create " + dir + ": " + e.getFile() + " is in the way and is not a "
                     + "directory; move it away or pass a different --state", e);
         } catch (IOException e) {
-            throw new StateException("cannot create " + dir + ": " + reason(e), e);
+            throw new StateException("cannot create " + dir + ": " + FileErrors.reason(e), e);
         }
     }
 
@@ -403,7 +401,7 @@ public final class StateDirectory {
             Files.setPosixFilePermissions(path, owner);
             tightened.add(relative(path) + " " + octal(mode) + " -> " + octal(owner));
         } catch (IOException e) {
-            throw new StateException("cannot take group and other access away from " + path + " (" + reason(e)
+            throw new StateException("cannot take group and other access away from " + path + " (" + FileErrors.reason(e)
                     + "); run the ledger as the owner of " + directory + ", or fix the mode by hand (chmod go= "
                     + path + ")", e);
         }
@@ -421,7 +419,7 @@ public final class StateDirectory {
             throw new StateException(path + " appeared while it was being created; is another 'ledger-app init' "
                     + "running? Run init again once it has finished", e);
         } catch (IOException e) {
-            throw new StateException("cannot write " + path + ": " + reason(e), e);
+            throw new StateException("cannot write " + path + ": " + FileErrors.reason(e), e);
         } finally {
             deleteQuietly(temp);
         }
@@ -483,19 +481,6 @@ public final class StateDirectory {
             bits |= 1 << (8 - permission.ordinal());
         }
         return String.format("%04o", bits);
-    }
-
-    private static String reason(IOException e) {
-        if (e instanceof AccessDeniedException) {
-            return "permission denied";
-        }
-        if (e instanceof NoSuchFileException) {
-            return "no such file or directory";
-        }
-        if (e instanceof FileSystemException fse && fse.getReason() != null) {
-            return fse.getReason();
-        }
-        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     }
 
     private Path file(String name) {
