@@ -123,14 +123,7 @@ public final class H2Database implements LedgerDatabase {
         StoreRecovery.Recovered recovered = null;
         if (StoreRecovery.needed(dir)) {
             long started = System.nanoTime();
-            try {
-                recovered = StoreRecovery.recover(dir, fileSystem);
-            } catch (RuntimeException | AssertionError e) {
-                // H2 reads a file it finds inconsistent with assertions of its own; say what it means, once.
-                String what = e.getMessage() == null ? e.getClass().getSimpleName() : firstLine(e.getMessage());
-                throw new StorageException("cannot recover " + dir.resolve(FILE_NAME) + " after an unclean stop: H2"
-                        + " found the file damaged (" + what + "); restore it from a backup", e);
-            }
+            recovered = StoreRecovery.recover(dir, fileSystem);
             long ms = (System.nanoTime() - started) / 1_000_000;
             if (recovered.scannedWholeFile()) {
                 LOG.warn("{} was not closed cleanly (a kill, crash or power loss), and {} recorded no forced commit: a"

@@ -158,6 +158,8 @@ final class StoreRecovery {
         } catch (IOException e) {
             throw new StorageException("cannot write the store header of " + stateDirectory.resolve(H2Database.FILE_NAME)
                     + ": " + e.getMessage(), e);
+        } catch (RuntimeException | AssertionError e) {
+            throw unrecoverable(stateDirectory, e);
         }
         if (recovered == null) {
             scanWholeFile(stateDirectory, storeFile);
@@ -184,10 +186,20 @@ final class StoreRecovery {
             if (e.getErrorCode() == DataUtils.ERROR_FILE_LOCKED) {
                 throw StateInUseException.at(stateDirectory, e);
             }
-            throw new StorageException("the ledger database " + stateDirectory.resolve(H2Database.FILE_NAME)
-                    + " was not closed cleanly and cannot be recovered: " + e.getMessage()
-                    + "; restore it from a backup", e);
+            throw unrecoverable(stateDirectory, e);
+        } catch (RuntimeException | AssertionError e) {
+            throw unrecoverable(stateDirectory, e);
         }
+    }
+
+    /**
+     * A file H2 cannot open at any complete version. H2 reads a file it finds inconsistent with assertions of its own
+     * too (AssertionError from a scan of a torn file), which say the same.
+     */
+    private static StorageException unrecoverable(Path stateDirectory, Throwable e) {
+        String what = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        return new StorageException("the ledger database " + stateDirectory.resolve(H2Database.FILE_NAME)
+                + " was not closed cleanly and cannot be recovered: " + what + "; restore it from a backup", e);
     }
 
     /**
