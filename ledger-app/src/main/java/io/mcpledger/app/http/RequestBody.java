@@ -13,6 +13,7 @@ import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.Identifiers;
 import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.crypto.Hex;
+import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.JsonRpcId;
 import java.io.IOException;
 import java.util.Iterator;
@@ -117,7 +118,7 @@ final class RequestBody {
         if (!value.isIntegralNumber()) {
             throw invalid("field " + name(field) + " must be a string or an integer, got " + describe(value));
         }
-        if (!value.canConvertToLong() || Math.abs(value.longValue()) > JsonRpcId.MAX_INTEGER) {
+        if (!Receipt.isSafeInteger(value)) {
             throw invalid("field " + name(field) + " must be an integer of at most 2^53 - 1 (9007199254740991) in"
                     + " magnitude, got " + value);
         }

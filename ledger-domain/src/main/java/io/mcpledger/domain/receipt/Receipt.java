@@ -299,7 +299,12 @@ public final class Receipt {
     static final int MAX_ID_LENGTH = 128;
 
     /** The largest integer JCS (IEEE-754 doubles) represents exactly. */
-    static final long MAX_SAFE_INTEGER = (1L << 53) - 1;
+    public static final long MAX_SAFE_INTEGER = (1L << 53) - 1;
+
+    /** An integer a receipt may hold: JSON integral, within +/-(2^53-1). */
+    public static boolean isSafeInteger(JsonNode node) {
+        return node.isIntegralNumber() && node.canConvertToLong() && Math.abs(node.asLong()) <= MAX_SAFE_INTEGER;
+    }
 
     static void checkValues(JsonNode node, String path) throws InvalidReceiptException {
         if (node.isNull()) {
@@ -308,7 +313,7 @@ public final class Receipt {
         if (node.isNumber() && !node.isIntegralNumber()) {
             throw new InvalidReceiptException("non-integer number at " + path);
         }
-        if (node.isIntegralNumber() && (!node.canConvertToLong() || Math.abs(node.asLong()) > MAX_SAFE_INTEGER)) {
+        if (node.isIntegralNumber() && !isSafeInteger(node)) {
             throw new InvalidReceiptException("integer at " + path + " is outside +/-(2^53-1), which JCS cannot keep exact");
         }
         if (node.isTextual() && !Identifiers.isWellFormedText(node.textValue())) {

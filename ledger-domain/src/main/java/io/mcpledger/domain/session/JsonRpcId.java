@@ -3,19 +3,18 @@ package io.mcpledger.domain.session;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import io.mcpledger.domain.receipt.Receipt;
 
 /**
  * The JSON-RPC id of a {@code tools/call} as the client sent it (contract section 4): a string, or an integer of at most
  * 2^53 - 1 in magnitude. The receipt records it with its JSON type, so {@code 7} and {@code "7"} stay different ids.
  */
 public record JsonRpcId(JsonNode json) {
-    /** The largest magnitude of an integer id: the largest integer every JSON implementation reads exactly. */
-    public static final long MAX_INTEGER = (1L << 53) - 1;
+    /** The largest magnitude of an integer id: the largest integer a receipt holds exactly. */
+    public static final long MAX_INTEGER = Receipt.MAX_SAFE_INTEGER;
 
     public JsonRpcId {
-        boolean integer = json != null && json.isIntegralNumber() && json.canConvertToLong()
-                && Math.abs(json.longValue()) <= MAX_INTEGER;
-        if (json == null || !(json.isTextual() || integer)) {
+        if (json == null || !(json.isTextual() || Receipt.isSafeInteger(json))) {
             throw new IllegalArgumentException("a JSON-RPC id is a string or an integer of at most 2^53 - 1 in"
                     + " magnitude, got " + json);
         }
