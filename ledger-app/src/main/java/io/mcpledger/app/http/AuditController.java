@@ -3,7 +3,6 @@ package io.mcpledger.app.http;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.engine.LedgerEngine;
 import io.mcpledger.app.log.LogSequencer;
-import io.mcpledger.app.statedir.Role;
 import io.mcpledger.app.storage.LedgerLog;
 import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.LedgerException;
@@ -80,7 +79,7 @@ class AuditController {
      * not exist.
      */
     private LedgerLog.Located visible(HttpRequest<?> request, String id, String clientToken) {
-        boolean edge = request.getAttribute(AuthFilter.ROLE, Role.class).orElse(null) == Role.EDGE;
+        boolean edge = AuthFilter.byEdge(request);
         String token = edge ? SessionController.clientToken(clientToken) : null;
         LedgerLog.Located located = ledger.receipt(id);
         if (located == null || (edge && (located.receipt().session() == null

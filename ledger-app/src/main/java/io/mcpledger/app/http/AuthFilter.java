@@ -53,6 +53,11 @@ class AuthFilter {
         return null;
     }
 
+    /** Whether the request was authenticated with the edge credential. */
+    static boolean byEdge(HttpRequest<?> request) {
+        return request.getAttribute(ROLE, Role.class).orElse(null) == Role.EDGE;
+    }
+
     private static HttpResponse<?> unauthorized(String message) {
         return Replies.error(ErrorCode.UNAUTHORIZED, message, null).header(HttpHeaders.WWW_AUTHENTICATE, "Bearer");
     }

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.engine.LedgerEngine;
 import io.mcpledger.app.engine.SessionCap;
 import io.mcpledger.app.metrics.LedgerMetrics;
-import io.mcpledger.app.statedir.Role;
 import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.Identifiers;
 import io.mcpledger.domain.LedgerException;
@@ -212,7 +211,7 @@ class SessionController {
     @ExecuteOn(TaskExecutors.BLOCKING)
     CompletableFuture<HttpResponse<byte[]>> get(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken) {
         String id = sessionId(request);
-        boolean edge = request.getAttribute(AuthFilter.ROLE, Role.class).orElse(null) == Role.EDGE;
+        boolean edge = AuthFilter.byEdge(request);
         if ((edge || clientToken != null) && !SessionIds.isIssuedTo(id, clientToken(clientToken))) {
             throw notFound();
         }
@@ -240,7 +239,7 @@ class SessionController {
         }
         int size = pageSize(limit);
         boolean activeOnly = state != null;
-        boolean edge = request.getAttribute(AuthFilter.ROLE, Role.class).orElse(null) == Role.EDGE;
+        boolean edge = AuthFilter.byEdge(request);
         String tokenRef = edge || clientToken != null ? TokenRefs.of(clientToken(clientToken)) : null;
         return ledger.expireIdleSessions().thenApply(done -> {
             SessionPage page = projection.sessions(activeOnly, after, size, tokenRef);
