@@ -22,9 +22,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Spec section 6 promises that stock tools verify receipts with {@code public-key.pem}; OpenSSL is the
- * stock tool an auditor is most likely to have. Skipped where {@code openssl} is not on the PATH.
+ * stock tool an auditor is most likely to have. Skipped where {@code openssl} is not on the PATH, unless
+ * {@code LEDGER_TEST_INTEROP=required} (as {@code .ci/run} sets): then it fails, so that CI never passes without it.
  */
 class OpenSslInteropTest {
+    /** The environment variable that makes a missing tool a failure instead of a skip. */
+    static final String REQUIRED = "LEDGER_TEST_INTEROP";
     private static final long TIMEOUT_SECONDS = 30;
 
     @TempDir
@@ -34,7 +37,16 @@ class OpenSslInteropTest {
 
     @BeforeAll
     static void requireOpenSsl() {
-        Assumptions.assumeTrue(onPath("openssl"), "openssl is not on the PATH");
+        if (onPath("openssl")) {
+            return;
+        }
+        if ("required".equals(System.getenv(REQUIRED))) {
+            throw new IllegalStateException("OpenSSL's check is required here (" + REQUIRED + "=required) but openssl"
+                    + " is not on the PATH (Debian package openssl)");
+        }
+        String skipped = "OpenSSL interop tests skipped: openssl is not on the PATH; install OpenSSL 3 to run them";
+        System.err.println(skipped);
+        Assumptions.abort(skipped);
     }
 
     @Test
@@ -76,6 +88,29 @@ class OpenSslInteropTest {
         Result result = verifyWithOpenssl(receipt.signingInput(), signature);
 
         assertThat(result.exit()).as(result.stdout()).isNotZero();
+    }
+
+    @Test
+    void opensslRefusesAReceiptWhoseSigningInputChangedByOneByte() throws Exception {
+        Receipt receipt = signedReceipt();
+        byte[] signingInput = receipt.signingInput();
+        signingInput[signingInput.length - 2] ^= 0x01;
+
+        Result result = verifyWithOpenssl(signingInput, Base64.getDecoder().decode(receipt.sig()));
+
+        assertThat(result.exit()).as(result.stderr()).isEqualTo(1);
+        assertThat(result.stdout()).isEqualTo("Signature Verification Failure\n");
+    }
+
+    @Test
+    void opensslRefusesAReceiptSignedByAnotherKey() throws Exception {
+        Receipt receipt = signedReceipt();
+        byte[] signature = SigningKey.generate(new SecureRandom()).sign(receipt.signingInput());
+
+        Result result = verifyWithOpenssl(receipt.signingInput(), signature);
+
+        assertThat(result.exit()).as(result.stderr()).isEqualTo(1);
+        assertThat(result.stdout()).isEqualTo("Signature Verification Failure\n");
     }
 
     private Receipt signedReceipt() {
