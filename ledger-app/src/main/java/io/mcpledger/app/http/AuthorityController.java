@@ -14,6 +14,7 @@ import io.mcpledger.domain.principal.RevokePrincipal;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.TokenRefs;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.bind.annotation.Bindable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -44,7 +45,7 @@ class AuthorityController {
     }
 
     @Put("/policy")
-    CompletableFuture<HttpResponse<byte[]>> putPolicy(@Nullable @Body byte[] bytes) {
+    CompletableFuture<HttpResponse<byte[]>> putPolicy(@Body @Bindable(defaultValue = "") byte[] bytes) {
         PolicyDocument policy = policy(bytes);
         return Replies.later(ledger.commands().send(new ActivatePolicy(policy, ledger.now())),
                 (PolicyAnswer a) -> {
@@ -69,7 +70,7 @@ class AuthorityController {
 
     @Post("/capabilities/{capabilityId:[^/]+}/revoke")
     @ExecuteOn(TaskExecutors.BLOCKING)
-    CompletableFuture<HttpResponse<byte[]>> revokeCapability(HttpRequest<?> request, @Nullable @Body byte[] bytes) {
+    CompletableFuture<HttpResponse<byte[]>> revokeCapability(HttpRequest<?> request, @Body @Bindable(defaultValue = "") byte[] bytes) {
         String capabilityId = RequestBody.requireIdentifier("capability id", PathSegments.segment(request, 2));
         RequestBody.parseOptional(bytes, Set.of());
         ledger.follow();
@@ -82,7 +83,7 @@ class AuthorityController {
     }
 
     @Post("/principals/revoke")
-    CompletableFuture<HttpResponse<byte[]>> revokePrincipal(@Nullable @Body byte[] bytes) {
+    CompletableFuture<HttpResponse<byte[]>> revokePrincipal(@Body @Bindable(defaultValue = "") byte[] bytes) {
         RequestBody body = RequestBody.parse(bytes, Set.of("tokenSha256"));
         String tokenRef = TokenRefs.of(body.hex("tokenSha256", 64, true));
         return Replies.later(ledger.commands().send(new RevokePrincipal(tokenRef, ledger.now())),

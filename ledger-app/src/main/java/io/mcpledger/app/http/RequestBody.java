@@ -45,7 +45,12 @@ final class RequestBody {
         this.prefix = prefix;
     }
 
-    /** Refuses a missing or empty body ({@code invalid_json}, saying what to send instead) and one over the limit. */
+    /**
+     * Refuses a missing or empty body ({@code invalid_json}, saying what to send instead) and one over the limit.
+     * Controllers bind the body as {@code @Body @Bindable(defaultValue = "") byte[]}, so a missing body arrives here
+     * as an empty array rather than through Micronaut's own refusal ({@code @Nullable} would do the same, but
+     * Micronaut's processor reads {@code byte[]} as a primitive and warns at every build).
+     */
     static void requireBody(byte[] bytes, String whatToSend) {
         if (bytes == null || bytes.length == 0) {
             throw new LedgerException(ErrorCode.INVALID_JSON, "the body is empty; " + whatToSend);

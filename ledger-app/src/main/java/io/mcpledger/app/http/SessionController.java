@@ -29,6 +29,7 @@ import io.mcpledger.domain.session.TokenRefs;
 import io.mcpledger.query.LedgerProjector;
 import io.mcpledger.query.SessionPage;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.bind.annotation.Bindable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -81,7 +82,7 @@ class SessionController {
     @EdgeEndpoint
     @Post
     CompletableFuture<HttpResponse<byte[]>> initialize(@Nullable @Header(CLIENT_TOKEN) String clientToken,
-                                                       @Nullable @Body byte[] bytes) {
+                                                       @Body @Bindable(defaultValue = "") byte[] bytes) {
         String token = clientToken(clientToken);
         RequestBody body = RequestBody.parse(bytes, INITIALIZE);
         String principal = body.identifier("principal");
@@ -109,7 +110,7 @@ class SessionController {
     @EdgeEndpoint
     @Post("/{id:[^/]+}/resume")
     CompletableFuture<HttpResponse<byte[]>> resume(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken,
-                                                   @Nullable @Body byte[] bytes) {
+                                                   @Body @Bindable(defaultValue = "") byte[] bytes) {
         String id = sessionId(request);
         String token = clientToken(clientToken);
         RequestBody body = RequestBody.parseOptional(bytes, RESUME);
@@ -122,7 +123,7 @@ class SessionController {
     @EdgeEndpoint
     @Post("/{id:[^/]+}/calls")
     CompletableFuture<HttpResponse<byte[]>> call(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken,
-                                                 @Nullable @Body byte[] bytes) {
+                                                 @Body @Bindable(defaultValue = "") byte[] bytes) {
         long arrived = System.nanoTime();
         String id = sessionId(request);
         String token = clientToken(clientToken);
@@ -152,7 +153,7 @@ class SessionController {
     @Post("/{id:[^/]+}/calls/{requestId:[^/]+}/outcome")
     CompletableFuture<HttpResponse<byte[]>> outcome(HttpRequest<?> request,
                                                     @Nullable @Header(CLIENT_TOKEN) String clientToken,
-                                                    @Nullable @Body byte[] bytes) {
+                                                    @Body @Bindable(defaultValue = "") byte[] bytes) {
         String id = sessionId(request);
         String requestId = RequestBody.requireIdentifier("requestId", PathSegments.segment(request, 4));
         String token = clientToken(clientToken);
@@ -165,7 +166,7 @@ class SessionController {
 
     @Post("/{id:[^/]+}/calls/{requestId:[^/]+}/resolution")
     CompletableFuture<HttpResponse<byte[]>> resolution(HttpRequest<?> request,
-                                                       @Nullable @Body byte[] bytes) {
+                                                       @Body @Bindable(defaultValue = "") byte[] bytes) {
         String id = sessionId(request);
         String requestId = RequestBody.requireIdentifier("requestId", PathSegments.segment(request, 4));
         RequestBody body = RequestBody.parse(bytes, RESOLUTION);
@@ -184,7 +185,7 @@ class SessionController {
     }
 
     @Post("/{id:[^/]+}/revoke")
-    CompletableFuture<HttpResponse<byte[]>> revoke(HttpRequest<?> request, @Nullable @Body byte[] bytes) {
+    CompletableFuture<HttpResponse<byte[]>> revoke(HttpRequest<?> request, @Body @Bindable(defaultValue = "") byte[] bytes) {
         String id = sessionId(request);
         RequestBody.parseOptional(bytes, Set.of());
         return revokeCapability(ledger, id, null);
