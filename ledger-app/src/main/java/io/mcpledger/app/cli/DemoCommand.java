@@ -17,11 +17,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code ledger-app demo}: the story of spec section 12 against a fresh temporary state, printed for a person and
+ * {@code ledger-app demo}: the story of the contract's section 12 against a fresh temporary state, printed for a person and
  * checked step by step, so that a demo which prints is also a demo which passed.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = {"Tells the pricing-desk story of spec section 12 against a fresh temporary ledger state: the"
+        description = {"Tells the pricing-desk story of the ledger contract's section 12 (docs/contract.md) against a fresh temporary ledger state: the"
                 + " real service runs in this process on 127.0.0.1 and a free port, and an edge, an operator and an"
                 + " auditor speak to it over HTTP with the state's credentials. A session is initialized, admitted,"
                 + " restarted (ledger and edge), narrowed, revoked, left with an unknown outcome, deleted; then the"
@@ -43,17 +43,22 @@ public final class DemoCommand implements Callable<Integer> {
             description = "Keep the temporary state and bundles at the end, and print where they are.")
     private boolean keep;
 
+    @Option(names = "--verbose",
+            description = "Print session and capability ids and paths whole (by default ids are shortened to their"
+                    + " first and last four hex digits, and the working directory is written $DEMO).")
+    private boolean verbose;
+
     private final Story story;
 
     /** Tells a story into an empty working directory; answers its summary or throws {@link DemoFailure}. */
     @FunctionalInterface
     interface Story {
-        String tell(PrintWriter out, Path work);
+        String tell(PrintWriter out, Path work, boolean verbose);
     }
 
-    /** The pricing-desk story of spec section 12. */
+    /** The pricing-desk story of the contract's section 12. */
     public DemoCommand() {
-        this((out, work) -> new PricingDeskStory(out, work, CHECKPOINT_INTERVAL).tell());
+        this((out, work, verbose) -> new PricingDeskStory(out, work, CHECKPOINT_INTERVAL, verbose).tell());
     }
 
     /** Another story, for tests of how the command reports a deviation. */
@@ -76,7 +81,7 @@ public final class DemoCommand implements Callable<Integer> {
                 + (keep ? " (kept at the end)" : " (deleted at the end; --keep keeps it)"));
         int exit;
         try {
-            String summary = story.tell(out, work);
+            String summary = story.tell(out, work, verbose);
             out.println();
             out.println(summary);
             exit = LedgerMain.EXIT_OK;

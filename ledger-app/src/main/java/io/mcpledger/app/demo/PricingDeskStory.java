@@ -25,7 +25,7 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
- * The pricing-desk story of spec section 12, lived against the real ledger by an edge, an operator and an auditor over
+ * The pricing-desk story of the contract's section 12 (docs/contract.md), lived against the real ledger by an edge, an operator and an auditor over
  * HTTP, and finished offline with {@code ledger-app export} and {@code ledger-verify}. Every step checks what the
  * contract says must happen and stops the story with a {@link DemoFailure} when it does not.
  */
@@ -67,8 +67,8 @@ public final class PricingDeskStory {
     private String incarnation;
 
     /** The story, printed to {@code out}, with its state and bundles under {@code work} (an empty directory). */
-    public PricingDeskStory(PrintWriter out, Path work, Duration checkpointInterval) {
-        this.say = new Narrator(out);
+    public PricingDeskStory(PrintWriter out, Path work, Duration checkpointInterval, boolean verbose) {
+        this.say = new Narrator(out, work, verbose);
         this.work = work;
         this.checkpointInterval = checkpointInterval;
     }
@@ -92,9 +92,15 @@ public final class PricingDeskStory {
     }
 
     private String story() throws IOException, InterruptedException, StateException {
-        say.paragraph("The pricing-desk story of spec section 12, against a fresh ledger state.");
+        say.paragraph("The pricing-desk story of the ledger contract's section 12 (docs/contract.md), against a fresh"
+                + " ledger state.");
         say.paragraph("An edge asks the ledger before it forwards any MCP tools/call; an operator sets policy and"
                 + " revokes; an auditor reads; a compliance team verifies the exported log offline.");
+        if (!say.verbose()) {
+            say.paragraph("Session and capability ids are shortened to their first and last four hex digits"
+                    + " (mcp-a924...cf68), and " + Narrator.WORK + " is the working directory; --verbose prints"
+                    + " them whole.");
+        }
 
         step("The ledger starts on a fresh state: a new signing key and credentials, nothing to replay.");
         ledger = DemoLedger.create(work.resolve("state"), checkpointInterval);
@@ -234,7 +240,7 @@ public final class PricingDeskStory {
         step("One byte of a copy of the bundle is changed: ledger-verify log rejects the copy and names the line.");
         tamperedCopyIsRejected(bundle);
 
-        return "DEMO PASSED: all " + step + " steps of the pricing-desk story behaved as spec section 12 says; "
+        return "DEMO PASSED: all " + step + " steps of the pricing-desk story behaved as the contract's section 12 says; "
                 + treeSize + " receipts, the bundle verifies and replays to the live digest, and the copy with one"
                 + " byte changed is rejected.";
     }
@@ -399,8 +405,13 @@ public final class PricingDeskStory {
         Reply reply = send("auditor", null, "GET", "/health", false, null, null, null);
         expectStatus(reply, 200, "status ok");
         long receipts = reply.json().path("receipts").asLong();
+        long treeSize = reply.json().path("treeSize").asLong();
         answer(reply.status() + " status " + reply.json().path("status").asText() + ", " + receipts
-                + " receipts, tree size " + reply.json().path("treeSize").asLong());
+                + " receipts, tree size " + treeSize);
+        if (treeSize < receipts) {
+            say.more("the tree lags the receipts by " + (receipts - treeSize) + ": a stored receipt joins the signed"
+                    + " tree at the next checkpoint, every " + checkpointInterval.toMillis() + " ms here");
+        }
         return receipts;
     }
 

@@ -30,7 +30,7 @@ class DemoCommandTest {
 
     @BeforeAll
     static void tellTheStory() {
-        Run run = run(LedgerMain.commandLine(), "demo");
+        Run run = run(LedgerMain.commandLine(), "demo", "--verbose");
         exit = run.exit();
         out = run.out();
         err = run.err();
@@ -61,7 +61,7 @@ class DemoCommandTest {
         assertThat(exit).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
         assertThat(err).isEmpty();
         assertThat(out.strip().lines().reduce((a, b) -> b).orElseThrow()).isEqualTo("DEMO PASSED: all 26 steps of the"
-                + " pricing-desk story behaved as spec section 12 says; 20 receipts, the bundle verifies and replays"
+                + " pricing-desk story behaved as the contract's section 12 says; 20 receipts, the bundle verifies and replays"
                 + " to the live digest, and the copy with one byte changed is rejected.");
     }
 
@@ -188,7 +188,7 @@ class DemoCommandTest {
     @Test
     void aDeviationNamesItsStepExitsOneAndStillCleansUp() {
         Path[] work = new Path[1];
-        Run run = run(new CommandLine(new DemoCommand((o, dir) -> {
+        Run run = run(new CommandLine(new DemoCommand((o, dir, verbose) -> {
             work[0] = dir;
             throw new DemoFailure(9, "refused, not_in_scope", "admitted");
         })));
@@ -203,7 +203,7 @@ class DemoCommandTest {
     @Test
     void keepLeavesTheWorkingDirectoryAndSaysWhere() throws Exception {
         Path[] work = new Path[1];
-        Run run = run(new CommandLine(new DemoCommand((o, dir) -> {
+        Run run = run(new CommandLine(new DemoCommand((o, dir, verbose) -> {
             work[0] = dir;
             return "told";
         })), "--keep");
@@ -232,9 +232,9 @@ class DemoCommandTest {
         Run run = run(LedgerMain.commandLine(), "demo", "--help");
 
         assertThat(run.exit()).isZero();
-        assertThat(run.out()).startsWith("Usage: ledger-app demo [-hV] [--keep]\n");
+        assertThat(run.out()).startsWith("Usage: ledger-app demo [-hV] [--keep] [--verbose]\n");
         // Picocli wraps the description at 80 columns.
-        assertThat(run.out().replaceAll("\\s+", " ")).contains("Tells the pricing-desk story of spec section 12",
+        assertThat(run.out().replaceAll("\\s+", " ")).contains("Tells the pricing-desk story of the ledger contract's section 12", "--verbose Print session and capability ids and paths whole",
                 "--keep Keep the temporary state and bundles", "Exit 0 when every step did, 1 at the first that did not"
                         + " ('DEMO FAILED at step N: expected X, got Y'; a ledger that cannot start fails step 1), 2 for a"
                         + " bad flag or when no temporary directory can be made.");

@@ -1,6 +1,7 @@
 package io.mcpledger.app.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -50,6 +51,21 @@ class DemoIT {
                 "equal to the live GET /v1/projections/digest at the same tree size",
                 "OUTCOME UNKNOWN",
                 "| INVALID: entries.jsonl line 3 (entry 2): ");
+        // Read at a glance: ids short, the working directory as $DEMO, the tree's lag explained; --verbose has the rest.
+        assertThat(out).containsPattern("session mcp-[0-9a-f]{4}\\.\\.\\.[0-9a-f]{4}\n")
+                .containsPattern("DELETE /v1/sessions/mcp-[0-9a-f]{4}\\.\\.\\.[0-9a-f]{4}\n")
+                .containsPattern("capability cap-[0-9a-f]{4}\\.\\.\\.[0-9a-f]{4}")
+                .contains("$ ledger-app export --state $DEMO/state --out $DEMO/bundle", "--verbose prints them whole")
+                .doesNotContainPattern("mcp-[0-9a-f]{32}-|cap-[0-9a-f]{32}");
+        assertThat(out.lines().filter(line -> line.contains(tmp + "/ledger-demo-")))
+                .as("only the first line names the working directory").hasSize(1).first(STRING)
+                .startsWith("Working directory: ");
+        assertThat(out.lines().filter(line -> line.contains("receipts, tree size")))
+                .allSatisfy(line -> assertThat(line).containsPattern("200 status ok, \\d+ receipts, tree size \\d+$"));
+        if (out.contains("the tree lags the receipts by ")) {
+            assertThat(out).containsPattern("the tree lags the receipts by \\d+: a stored receipt joins the signed tree"
+                    + " at the next checkpoint, every 200 ms here");
+        }
         List<String> lines = out.strip().lines().toList();
         assertThat(lines.get(lines.size() - 1)).startsWith("DEMO PASSED: all 26 steps of the pricing-desk story");
         assertThat(err).doesNotContain("DEMO FAILED");
