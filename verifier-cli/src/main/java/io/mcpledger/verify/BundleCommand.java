@@ -10,7 +10,7 @@ import picocli.CommandLine.Parameters;
 
 /** What the commands that read a whole bundle share: its path, the key, --json, the workers, and the log check. */
 abstract class BundleCommand extends VerifyCommand {
-    @Parameters(index = "0", paramLabel = "BUNDLE", description = "An export bundle directory (spec section 9).")
+    @Parameters(index = "0", paramLabel = "BUNDLE", description = "An export bundle directory (docs/contract.md, section 9).")
     Path bundle;
 
     /** More threads than this gain nothing on any machine this runs on, and would only cost memory. */
