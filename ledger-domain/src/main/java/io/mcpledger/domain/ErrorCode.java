@@ -21,6 +21,8 @@ public enum ErrorCode {
     NOT_INTEGRATED("not_integrated", 409),
     SESSION_EXPIRED("session_expired", 410),
     PAYLOAD_TOO_LARGE("payload_too_large", 413),
+    URI_TOO_LONG("uri_too_long", 414),
+    HEADERS_TOO_LARGE("headers_too_large", 431),
     SESSION_LIMIT("session_limit", 503),
     STARTING("starting", 503);
 
