@@ -24,6 +24,7 @@ public enum ErrorCode {
     URI_TOO_LONG("uri_too_long", 414),
     HEADERS_TOO_LARGE("headers_too_large", 431),
     SESSION_LIMIT("session_limit", 503),
+    STORAGE_FULL("storage_full", 503),
     STARTING("starting", 503);
 
     private final String code;

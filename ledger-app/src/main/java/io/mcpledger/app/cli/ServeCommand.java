@@ -9,6 +9,7 @@ import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.app.statedir.StateException;
 import io.mcpledger.app.storage.DatabaseUrl;
+import io.mcpledger.app.storage.DiskSpace;
 import io.mcpledger.app.storage.StorageException;
 import io.mcpledger.domain.policy.PolicyDocument;
 import io.mcpledger.query.LedgerProjector;
@@ -79,6 +80,13 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Megabytes of the store's pages kept in memory (default ${DEFAULT-VALUE}).")
     int storeCacheMb;
 
+    @Option(names = "--disk-reserve-mb", defaultValue = "${env:LEDGER_DISK_RESERVE_MB:-"
+            + (DiskSpace.DEFAULT_RESERVE_BYTES >> 20) + "}",
+            description = "Megabytes kept free on the H2 file's disk: under them appends are refused (503"
+                    + " storage_full) while reads go on, and taken again once space returns (default ${DEFAULT-VALUE};"
+                    + " 0 never refuses; not used with --database).")
+    long diskReserveMb;
+
     @CommandLine.Mixin
     DatabaseOption database = new DatabaseOption();
 
@@ -116,7 +124,7 @@ public final class ServeCommand implements Callable<Integer> {
         }
         LedgerSettings settings = new LedgerSettings(state, origin, listen, document, idleExpiry, maxActiveSessions,
                 checkpointInterval, new LedgerProjector.Caches(cacheSessions, cacheCalls),
-                new LedgerSettings.StoreCaches(storeCacheMb, cacheTiles), url);
+                new LedgerSettings.StoreCaches(storeCacheMb, cacheTiles), url).withDiskReserve(diskReserveMb << 20);
         LedgerServer server;
         try {
             server = LedgerServer.start(loadedState, settings, Clock.systemUTC());
@@ -162,6 +170,9 @@ public final class ServeCommand implements Callable<Integer> {
 
     /** Durations are already positive ({@link Durations} refuses 0); the session cap and the caches are left to check. */
     private String checkLimits() {
+        if (diskReserveMb < 0 || diskReserveMb > (Long.MAX_VALUE >> 20)) {
+            return "--disk-reserve-mb must be 0 or more, got " + diskReserveMb;
+        }
         if (maxActiveSessions < 1) {
             return "--max-active-sessions must be at least 1, got " + maxActiveSessions;
         }

@@ -5,12 +5,14 @@ import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.session.SessionCommand;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.axonframework.commandhandling.CommandBus;
 import org.axonframework.commandhandling.CommandCallback;
 import org.axonframework.commandhandling.CommandMessage;
@@ -72,6 +74,8 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
     private volatile BatchObserver observer = (commands, nanos) -> { };
     private final ReentrantLock appendLock = new ReentrantLock();
     private volatile boolean closed;
+    /** Why new commands are refused before they are decided (the disk is under its reserve), or empty. */
+    private volatile Supplier<Optional<String>> refusal = Optional::empty;
     private volatile CountDownLatch gate = new CountDownLatch(0);
 
     public GroupCommitCommandBus(TransactionManager transactions, int workerCount) {
@@ -96,7 +100,21 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
                     new NotStoredException("the ledger is shutting down; nothing was stored", null)));
             return;
         }
+        Optional<String> refused = refusal.get();
+        if (refused.isPresent()) {
+            callback.onResult(command, GenericCommandResultMessage.asCommandResultMessage(
+                    new StorageFullException(refused.get())));
+            return;
+        }
         workerFor(command.getPayload()).queue.add(new Pending(command, callback));
+    }
+
+    /**
+     * Refuses every new command with {@link StorageFullException} while {@code why} says why; commands already queued
+     * go on. Before the first command.
+     */
+    public void refuseWhile(Supplier<Optional<String>> why) {
+        this.refusal = why;
     }
 
     private Worker workerFor(Object payload) {

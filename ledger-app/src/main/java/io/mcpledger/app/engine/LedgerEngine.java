@@ -3,12 +3,13 @@ package io.mcpledger.app.engine;
 import io.mcpledger.app.log.LogSequencer;
 import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.storage.DaemonScheduler;
+import io.mcpledger.app.storage.DiskSpace;
 import io.mcpledger.app.storage.H2Database;
-import io.mcpledger.app.storage.LedgerDatabase;
-import io.mcpledger.app.storage.PostgresDatabase;
 import io.mcpledger.app.storage.JdbcTransactionManager;
+import io.mcpledger.app.storage.LedgerDatabase;
 import io.mcpledger.app.storage.LedgerLog;
 import io.mcpledger.app.storage.LedgerSchema;
+import io.mcpledger.app.storage.PostgresDatabase;
 import io.mcpledger.app.storage.SqlProjectionStore;
 import io.mcpledger.app.storage.StorageException;
 import io.mcpledger.domain.policy.ActivatePolicy;
@@ -21,6 +22,7 @@ import io.mcpledger.domain.session.ExpireSession;
 import io.mcpledger.domain.session.LedgerContext;
 import io.mcpledger.domain.session.RandomIds;
 import io.mcpledger.query.LedgerProjector;
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -65,6 +67,8 @@ public final class LedgerEngine implements AutoCloseable {
     private final Clock clock;
     private final LogSequencer sequencer;
     private final Duration checkpointInterval;
+    /** The H2 file's disk against its reserve; null on PostgreSQL, whose server minds its own disk. */
+    private final DiskSpace disk;
     private final ScheduledExecutorService reaper = DaemonScheduler.named("ledger-reaper");
     private final ScheduledExecutorService sequencing = DaemonScheduler.named("ledger-sequencer");
     private final ScheduledExecutorService flushing = DaemonScheduler.named("ledger-projection-flush");
@@ -79,7 +83,9 @@ public final class LedgerEngine implements AutoCloseable {
 
     private LedgerEngine(LoadedState state, LedgerDatabase database, LogFollower follower, Configuration axon,
                          GroupCommitCommandBus commandBus, LedgerProjector projector, LedgerLog log,
-                         ReceiptSigner signer, Clock clock, LogSequencer sequencer, Duration checkpointInterval) {
+                         ReceiptSigner signer, Clock clock, LogSequencer sequencer, Duration checkpointInterval,
+                         DiskSpace disk) {
+        this.disk = disk;
         this.state = state;
         this.database = database;
         this.follower = follower;
@@ -148,7 +154,12 @@ public final class LedgerEngine implements AutoCloseable {
                     state.signingKey(), state.origin(), settings.storeCaches().tiles(), database.shared());
             AxonSetup.Caches caches = AxonSetup.Caches.of(settings.maxActiveSessions());
             LogFollower follower = new LogFollower(database.shared(), projector, log, caches.all());
+            DiskSpace disk = database instanceof H2Database
+                    ? DiskSpace.watch(state.directory(), settings.diskReserveBytes()) : null;
             GroupCommitCommandBus commandBus = new GroupCommitCommandBus(transactions, AxonSetup.COMMAND_WORKERS);
+            if (disk != null) {
+                commandBus.refuseWhile(disk::full);
+            }
             commandBus.guard(new LedgerBatchGuard(follower, projector, settings.maxActiveSessions(), () -> {
                 try {
                     return LedgerLog.lock(transactions.connectionProvider().getConnection());
@@ -166,10 +177,14 @@ public final class LedgerEngine implements AutoCloseable {
                 throw e;
             }
             engine = new LedgerEngine(state, database, follower, axon, commandBus, projector, log, signer, clock,
-                    sequencer, settings.checkpointInterval());
+                    sequencer, settings.checkpointInterval(), disk);
         } catch (RuntimeException | StorageException e) {
             database.close();
             throw e;
+        } catch (IOException e) {
+            database.close();
+            throw new StorageException("cannot read the free space of the disk holding " + state.directory() + ": "
+                    + e.getMessage(), e);
         }
         Thread starter = new Thread(() -> engine.finishStart(settings), "ledger-start");
         starter.setDaemon(true);
@@ -309,6 +324,8 @@ public final class LedgerEngine implements AutoCloseable {
                 .map(f -> "writes can no longer be forced to disk (" + f + "); nothing is acknowledged until the ledger"
                         + " is restarted on a healthy disk");
         return unforced
+                .or(() -> disk == null ? Optional.empty() : disk.full()
+                        .map(why -> "appends are refused (503 storage_full): " + why))
                 .or(() -> database instanceof PostgresDatabase p ? p.failure() : Optional.empty())
                 .or(() -> projector.problem().map(p -> p + "; restart the ledger to fold the log again"))
                 .or(() -> Optional.ofNullable(integrationFailure))
@@ -321,6 +338,9 @@ public final class LedgerEngine implements AutoCloseable {
     }
 
     private void reap() {
+        if (disk != null && disk.full().isPresent()) {
+            return; // DiskSpace said so once; the sessions are expired when space returns
+        }
         try {
             expireIdleSessions().join();
         } catch (RuntimeException e) {
@@ -420,6 +440,9 @@ public final class LedgerEngine implements AutoCloseable {
     @Override
     public void close() {
         reaper.shutdownNow();
+        if (disk != null) {
+            disk.close();
+        }
         // Never interrupted: an interrupt inside H2's file write closes its channel, and H2 then closes the database.
         sequencing.shutdown();
         flushing.shutdown();

@@ -2,6 +2,7 @@ package io.mcpledger.app.engine;
 
 import io.mcpledger.app.cli.HostPort;
 import io.mcpledger.app.storage.DatabaseUrl;
+import io.mcpledger.app.storage.DiskSpace;
 import io.mcpledger.domain.policy.PolicyDocument;
 import io.mcpledger.query.LedgerProjector;
 import java.nio.file.Path;
@@ -10,11 +11,13 @@ import java.time.Duration;
 /**
  * What {@code serve} was asked to run: the state directory, the origin it must have (null: whatever it
  * was created with), the policy to activate (null: keep the active one), the service limits and the sizes of the
- * projections' and the store's caches, and the database (null: the state directory's H2 file).
+ * projections' and the store's caches, the database (null: the state directory's H2 file), and the free space kept
+ * in reserve on the H2 file's disk.
  */
 public record LedgerSettings(Path stateDirectory, String origin, HostPort listen, PolicyDocument policy,
                              Duration idleExpiry, int maxActiveSessions, Duration checkpointInterval,
-                             LedgerProjector.Caches caches, StoreCaches storeCaches, DatabaseUrl database) {
+                             LedgerProjector.Caches caches, StoreCaches storeCaches, DatabaseUrl database,
+                             long diskReserveBytes) {
     /**
      * The store's caches: megabytes of H2's pages, and the transparency log's tiles (8 KiB each) kept after they were
      * read or written.
@@ -34,10 +37,27 @@ public record LedgerSettings(Path stateDirectory, String origin, HostPort listen
                 storeCaches, null);
     }
 
+    /** On {@code database} (null: the state directory's H2 file), with the default disk reserve. */
+    public LedgerSettings(Path stateDirectory, String origin, HostPort listen, PolicyDocument policy,
+            Duration idleExpiry, int maxActiveSessions, Duration checkpointInterval, LedgerProjector.Caches caches,
+            StoreCaches storeCaches, DatabaseUrl database) {
+        this(stateDirectory, origin, listen, policy, idleExpiry, maxActiveSessions, checkpointInterval, caches,
+                storeCaches, database, DiskSpace.DEFAULT_RESERVE_BYTES);
+    }
+
     /** The same settings on another database (null: the state directory's H2 file). */
     public LedgerSettings onDatabase(DatabaseUrl url) {
         return new LedgerSettings(stateDirectory, origin, listen, policy, idleExpiry, maxActiveSessions,
-                checkpointInterval, caches, storeCaches, url);
+                checkpointInterval, caches, storeCaches, url, diskReserveBytes);
+    }
+
+    /**
+     * The same settings with another reserve of free space on the H2 file's disk, under which appends are refused
+     * ({@link DiskSpace}).
+     */
+    public LedgerSettings withDiskReserve(long bytes) {
+        return new LedgerSettings(stateDirectory, origin, listen, policy, idleExpiry, maxActiveSessions,
+                checkpointInterval, caches, storeCaches, database, bytes);
     }
 
     /** With the default cache sizes. */

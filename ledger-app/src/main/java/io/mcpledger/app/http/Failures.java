@@ -1,6 +1,7 @@
 package io.mcpledger.app.http;
 
 import io.mcpledger.app.engine.NotStoredException;
+import io.mcpledger.app.engine.StorageFullException;
 import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.LedgerException;
 import io.micronaut.http.MutableHttpResponse;
@@ -19,6 +20,8 @@ import org.slf4j.LoggerFactory;
 final class Failures {
     private static final Logger LOG = LoggerFactory.getLogger(Failures.class);
     static final String RETRY_AFTER_SECONDS = "1";
+    /** Freeing disk space is a person's work: edges need not ask every second. */
+    static final String STORAGE_FULL_RETRY_SECONDS = "10";
 
     private Failures() {
     }
@@ -34,6 +37,10 @@ final class Failures {
         }
         if (cause instanceof AggregateNotFoundException) {
             return Replies.error(ErrorCode.SESSION_NOT_FOUND, "session not found", null);
+        }
+        if (cause instanceof StorageFullException full) {
+            return Replies.error(ErrorCode.STORAGE_FULL, full.getMessage(), null)
+                    .header("Retry-After", STORAGE_FULL_RETRY_SECONDS);
         }
         if (cause instanceof NotStoredException notStored) {
             return Replies.error(503, ContractErrorProcessor.codeFor(503), notStored.getMessage(), null)

@@ -58,4 +58,16 @@ class ServeCommandTest {
         assertThat(err.toString().lines()).hasSize(1);
         assertThat(temp.resolve("state")).doesNotExist();
     }
+
+    @Test
+    void aNegativeDiskReserveIsOneLineAndExit2AndCreatesNothing() {
+        Path state = temp.resolve("state/ledger");
+
+        int exit = run("serve", "--state", state.toString(), "--disk-reserve-mb", "-1");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("ledger-app serve: --disk-reserve-mb must be 0 or more, got -1"
+                + System.lineSeparator());
+        assertThat(temp.resolve("state")).doesNotExist();
+    }
 }
