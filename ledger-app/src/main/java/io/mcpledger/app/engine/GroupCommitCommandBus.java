@@ -5,7 +5,6 @@ import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.session.SessionCommand;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -74,8 +73,8 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
     private volatile BatchObserver observer = (commands, nanos) -> { };
     private final ReentrantLock appendLock = new ReentrantLock();
     private volatile boolean closed;
-    /** Why new commands are refused before they are decided (the disk is under its reserve), or empty. */
-    private volatile Supplier<Optional<String>> refusal = Optional::empty;
+    /** Why new commands are refused before they are decided (a full disk, a failed store), or null. */
+    private volatile Supplier<NotStoredException> refusal = () -> null;
     private volatile CountDownLatch gate = new CountDownLatch(0);
 
     public GroupCommitCommandBus(TransactionManager transactions, int workerCount) {
@@ -100,20 +99,20 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
                     new NotStoredException("the ledger is shutting down; nothing was stored", null)));
             return;
         }
-        Optional<String> refused = refusal.get();
-        if (refused.isPresent()) {
-            callback.onResult(command, GenericCommandResultMessage.asCommandResultMessage(
-                    new StorageFullException(refused.get())));
+        NotStoredException refused = refusal.get();
+        if (refused != null) {
+            callback.onResult(command, GenericCommandResultMessage.asCommandResultMessage(refused));
             return;
         }
         workerFor(command.getPayload()).queue.add(new Pending(command, callback));
     }
 
     /**
-     * Refuses every new command with {@link StorageFullException} while {@code why} says why; commands already queued
-     * go on. Before the first command.
+     * Refuses every new command, deciding nothing, with what {@code why} answers while it answers one (null: take
+     * it): a {@link StorageFullException} while the disk is under its reserve, a {@link NotStoredException} once the
+     * store can no longer write. Commands already queued go on. Before the first command.
      */
-    public void refuseWhile(Supplier<Optional<String>> why) {
+    public void refuseWhile(Supplier<NotStoredException> why) {
         this.refusal = why;
     }
 

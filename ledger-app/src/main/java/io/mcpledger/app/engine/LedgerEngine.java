@@ -157,9 +157,7 @@ public final class LedgerEngine implements AutoCloseable {
             DiskSpace disk = database instanceof H2Database
                     ? DiskSpace.watch(state.directory(), settings.diskReserveBytes()) : null;
             GroupCommitCommandBus commandBus = new GroupCommitCommandBus(transactions, AxonSetup.COMMAND_WORKERS);
-            if (disk != null) {
-                commandBus.refuseWhile(disk::full);
-            }
+            commandBus.refuseWhile(() -> refusal(database, disk));
             commandBus.guard(new LedgerBatchGuard(follower, projector, settings.maxActiveSessions(), () -> {
                 try {
                     return LedgerLog.lock(transactions.connectionProvider().getConnection());
@@ -292,16 +290,36 @@ public final class LedgerEngine implements AutoCloseable {
         try {
             integrate();
         } catch (StorageException | RuntimeException e) {
+            if (integrationFailure == null) {
+                LOG.warn("Integration into the transparency log failed; it is retried every half interval, and this"
+                        + " log says when it succeeds again", e);
+            } else {
+                LOG.debug("Integration into the transparency log failed again", e);
+            }
             integrationFailure = "integration into the transparency log failed (retried every half interval): "
                     + e.getMessage();
-            LOG.warn("Integration into the transparency log failed; it is retried at the next run", e);
         }
+    }
+
+    /**
+     * Why a new command is refused before it is decided: the store can no longer write (every command would fail,
+     * each with its own stack of errors), or the H2 file's disk is under its reserve; null when it may go ahead.
+     */
+    private static NotStoredException refusal(LedgerDatabase database, DiskSpace disk) {
+        if (database.failed()) {
+            return new NotStoredException("the ledger's store can no longer write; nothing was stored. GET /health"
+                    + " says why; restart the ledger once its disk is healthy", null);
+        }
+        return disk == null ? null : disk.full().map(StorageFullException::new).orElse(null);
     }
 
     /** Integrates every committed receipt into the log and publishes a checkpoint; returns how many it added. */
     public long integrate() throws StorageException {
         long integrated = sequencer.integrate();
-        integrationFailure = null;
+        if (integrationFailure != null) {
+            LOG.info("Integration into the transparency log succeeds again");
+            integrationFailure = null;
+        }
         return integrated;
     }
 
@@ -327,6 +345,9 @@ public final class LedgerEngine implements AutoCloseable {
                 .or(() -> disk == null ? Optional.empty() : disk.full()
                         .map(why -> "appends are refused (503 storage_full): " + why))
                 .or(() -> database instanceof PostgresDatabase p ? p.failure() : Optional.empty())
+                .or(() -> database.failed() ? Optional.of("the ledger's store failed to write (see its log: a full"
+                        + " disk, a failing disk); nothing is acknowledged until the ledger is restarted on a healthy"
+                        + " disk") : Optional.empty())
                 .or(() -> projector.problem().map(p -> p + "; restart the ledger to fold the log again"))
                 .or(() -> Optional.ofNullable(integrationFailure))
                 .or(() -> Optional.ofNullable(flushFailure));

@@ -140,6 +140,64 @@ class DiskFullIT {
                 assertThat(entries).contains("\"id\":\"" + id + "\""));
     }
 
+    /**
+     * Without a reserve H2 meets the full disk itself and its store closes: every append after that is refused at
+     * once ({@code 503 unavailable}, no stack of errors per request), {@code /health} names the failed store, the
+     * log stays short, and after a restart on a disk with room every acknowledged receipt is in the log.
+     */
+    @Test
+    void withoutAReserveAFailedWriteIsRefusedQuietlyAndLosesNothing() throws Exception {
+        Path disk = Files.createDirectory(work.resolve("state"));
+        mountSmallDisk(disk);
+        try {
+            Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+            Path filler = disk.resolve("filler");
+            try (LedgerProcess ledger = LedgerProcess.serve(work, "--disk-reserve-mb", "0",
+                    "--checkpoint-interval", "200ms", "--policy", policy().toString())) {
+                String edge = LedgerProcess.token(work, "edge");
+                HttpResponse<String> opened = ledger.post("/v1/sessions", edge, CLIENT,
+                        "{\"principal\":\"alice\",\"serverId\":\"pricing\",\"protocolVersion\":\"2025-06-18\"}");
+                String session = JSON.readTree(opened.body()).path("session").path("id").asText();
+                acknowledged.add(JSON.readTree(opened.body()).path("receipt").path("id").asText());
+                fill(filler, Files.getFileStore(disk).getUsableSpace() - (3L << 20));
+                int refused = 0;
+                for (int i = 0; i < 20_000 && refused < 500; i++) {
+                    HttpResponse<String> reply = call(ledger, edge, session, "r-" + i);
+                    if (reply.statusCode() == 200) {
+                        acknowledged.add(JSON.readTree(reply.body()).path("receipt").path("id").asText());
+                    } else {
+                        assertThat(reply.statusCode()).as(reply.body()).isEqualTo(503);
+                        assertThat(JSON.readTree(reply.body()).path("error").path("code").asText())
+                                .isEqualTo("unavailable");
+                        refused++;
+                    }
+                }
+                assertThat(refused).as("the disk filled").isEqualTo(500);
+                HttpResponse<String> health = ledger.get("/health");
+                assertThat(health.statusCode()).isEqualTo(503);
+                assertThat(JSON.readTree(health.body()).path("problem").asText()).contains("failed to write");
+                assertThat(ledger.stdout.size() + ledger.stderr.size())
+                        .as("500 refusals, not 500 stacks of errors: %s", ledger.stderr).isLessThan(400);
+                ledger.terminate();
+            }
+            Files.delete(filler);
+            try (LedgerProcess restarted = LedgerProcess.serve(work, "--disk-reserve-mb", "0")) {
+                assertThat(restarted.get("/health").statusCode()).isEqualTo(200);
+                assertThat(restarted.terminate()).isEqualTo(ServeIT.SIGTERM_EXIT);
+            }
+            Process exported = LedgerProcess.run(work, "export", "--out", "bundle");
+            assertThat(exported.exitValue()).as(LedgerProcess.read(exported.getErrorStream())).isZero();
+            assertThat(VerifyIT.verify("log", work.resolve("bundle"), "--key", disk.resolve("ledger/public-key.pem"))
+                    .exit()).isZero();
+            String entries = Files.readString(work.resolve("bundle/entries.jsonl"));
+            assertThat(acknowledged).as("every acknowledged receipt is in the log").allSatisfy(id ->
+                    assertThat(entries).contains("\"id\":\"" + id + "\""));
+        } finally {
+            Process umount = new ProcessBuilder("umount", "-l", disk.toString()).inheritIO().start();
+            umount.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
     private static HttpResponse<String> call(LedgerProcess ledger, String edge, String session, String requestId)
             throws IOException, InterruptedException {
         return ledger.post("/v1/sessions/" + session + "/calls", edge, CLIENT, "{\"requestId\":\"" + requestId
