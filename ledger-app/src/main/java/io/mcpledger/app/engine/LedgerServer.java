@@ -3,8 +3,10 @@ package io.mcpledger.app.engine;
 import io.mcpledger.app.statedir.LoadedState;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
+import io.micronaut.web.router.Router;
 import io.mcpledger.app.storage.StorageException;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -46,6 +48,17 @@ public final class LedgerServer implements AutoCloseable {
 
     public int port() {
         return server.getPort();
+    }
+
+    /**
+     * Every route the server answers, as {@code METHOD /path/{variable}} (a variable's pattern left out), sorted:
+     * what the OpenAPI document must describe.
+     */
+    public List<String> routes() {
+        return context.getBean(Router.class).uriRoutes()
+                .map(route -> route.getHttpMethodName() + " "
+                        + route.getUriMatchTemplate().toString().replaceAll("\\{(\\w+):[^}]*}", "{$1}"))
+                .distinct().sorted().toList();
     }
 
     public LedgerEngine engine() {

@@ -10,7 +10,8 @@ import io.micronaut.http.annotation.RequestFilter;
 import io.micronaut.http.annotation.ServerFilter;
 
 /**
- * While the ledger folds the log's tail at start, every endpoint but {@code /health} answers {@code 503 starting}
+ * While the ledger folds the log's tail at start, every endpoint but {@code /health} (and the static
+ * {@code /openapi.json}) answers {@code 503 starting}
  * with {@code Retry-After} (spec section 11), before any credential is read: nothing is decided on projections that
  * have not caught up with the log.
  */
@@ -25,7 +26,7 @@ class StartingFilter implements Ordered {
     @RequestFilter
     @Nullable
     HttpResponse<?> refuseWhileStarting(HttpRequest<?> request) {
-        if (request.getPath().equals("/health")) {
+        if (request.getPath().equals("/health") || request.getPath().equals(OpenApiController.RESOURCE)) {
             return null;
         }
         LedgerEngine.StartState start = ledger.start();
