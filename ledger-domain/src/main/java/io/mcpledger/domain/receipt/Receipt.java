@@ -29,7 +29,7 @@ import java.util.Set;
 public final class Receipt {
     /** The top-level names a receipt may have, sorted as canonical JSON orders them, and their indexes. */
     private static final String[] NAMES =
-            {"at", "body", "id", "keyId", "kind", "ledger", "prev", "request", "seq", "session", "sig", "v"};
+            {"at", "body", "client", "id", "keyId", "kind", "ledger", "prev", "request", "seq", "session", "sig", "v"};
     private static final Set<String> FIELDS = Set.of(NAMES);
 
     private final String line;
@@ -37,6 +37,7 @@ public final class Receipt {
     private final Instant at;
     private final String id;
     private final String session;
+    private final String client;
     private final long seq;
     private final String prev;
     private final String request;
@@ -52,18 +53,19 @@ public final class Receipt {
     private static final String LINE_END = "\",\"v\":1}";
 
     private Receipt(String line, ObjectNode json, ReceiptKind kind, Instant at) {
-        this(line, kind, at, json.get("id").textValue(), textOrNull(json, "session"),
+        this(line, kind, at, json.get("id").textValue(), textOrNull(json, "session"), textOrNull(json, "client"),
                 json.has("seq") ? json.get("seq").asLong() : 0, textOrNull(json, "prev"), textOrNull(json, "request"),
                 json.get("keyId").textValue(), json.get("ledger").textValue());
     }
 
-    private Receipt(String line, ReceiptKind kind, Instant at, String id, String session, long seq, String prev,
-            String request, String keyId, String ledger) {
+    private Receipt(String line, ReceiptKind kind, Instant at, String id, String session, String client, long seq,
+            String prev, String request, String keyId, String ledger) {
         this.line = line;
         this.kind = kind;
         this.at = at;
         this.id = id;
         this.session = session;
+        this.client = client;
         this.seq = seq;
         this.prev = prev;
         this.request = request;
@@ -162,39 +164,43 @@ public final class Receipt {
             return null;
         }
         String session = text(m, SESSION);
+        String client = text(m, CLIENT);
         String prev = text(m, PREV);
         long seq = 0;
-        if (kind.sessionScoped()) {
-            if (session == null || m.kind(SEQ) != CanonicalForm.Kind.INTEGER || m.number(SEQ) < 1) {
+        if (m.has(SESSION) || m.has(CLIENT)) {
+            boolean streamOk = m.has(CLIENT) ? !m.has(SESSION) && isCallKind(kind) && Hex.isLowerHex(client, 64)
+                    : kind.sessionScoped() && session != null;
+            if (!streamOk || m.kind(SEQ) != CanonicalForm.Kind.INTEGER || m.number(SEQ) < 1) {
                 return null;
             }
             seq = m.number(SEQ);
             if (seq == 1 ? m.has(PREV) : !Hex.isLowerHex(prev, 64)) {
                 return null;
             }
-        } else if (m.has(SESSION) || m.has(SEQ) || m.has(PREV)) {
+        } else if (kind.sessionScoped() || m.has(SEQ) || m.has(PREV)) {
             return null;
         }
         String request = text(m, REQUEST);
         if (isCallKind(kind) != m.has(REQUEST) || (m.has(REQUEST) && request == null)) {
             return null;
         }
-        return new Receipt(line, kind, at, id, session, seq, prev, request, keyId, ledger);
+        return new Receipt(line, kind, at, id, session, client, seq, prev, request, keyId, ledger);
     }
 
     /** The index of each name in {@link #NAMES}. */
     private static final int AT = 0;
     private static final int BODY = 1;
-    private static final int ID = 2;
-    private static final int KEY_ID = 3;
-    private static final int KIND = 4;
-    private static final int LEDGER = 5;
-    private static final int PREV = 6;
-    private static final int REQUEST = 7;
-    private static final int SEQ = 8;
-    private static final int SESSION = 9;
-    private static final int SIG = 10;
-    private static final int V = 11;
+    private static final int CLIENT = 2;
+    private static final int ID = 3;
+    private static final int KEY_ID = 4;
+    private static final int KIND = 5;
+    private static final int LEDGER = 6;
+    private static final int PREV = 7;
+    private static final int REQUEST = 8;
+    private static final int SEQ = 9;
+    private static final int SESSION = 10;
+    private static final int SIG = 11;
+    private static final int V = 12;
 
     /** A member that is a non-empty string, or null. */
     private static String text(CanonicalForm.Members members, int name) {
@@ -256,8 +262,22 @@ public final class Receipt {
             throw new InvalidReceiptException("'at': " + e.getMessage(), e);
         }
         requireText(json, "ledger");
-        if (kind.sessionScoped()) {
-            requireText(json, "session");
+        if (json.has("client")) {
+            if (!isCallKind(kind)) {
+                throw new InvalidReceiptException(kind.wire() + " receipts carry no 'client': only call receipts"
+                        + " belong to a client stream");
+            }
+            if (json.has("session")) {
+                throw new InvalidReceiptException("a receipt carries 'session' or 'client', never both");
+            }
+            if (!json.path("client").isTextual() || !Hex.isLowerHex(json.path("client").asText(), 64)) {
+                throw new InvalidReceiptException("'client' must be a tokenRef: 64 lowercase hex characters");
+            }
+        }
+        if (kind.sessionScoped() || json.has("client")) {
+            if (!json.has("client")) {
+                requireText(json, "session");
+            }
             if (!json.path("seq").isIntegralNumber() || json.get("seq").asLong() < 1) {
                 throw new InvalidReceiptException("'seq' must be an integer of at least 1");
             }
@@ -395,6 +415,14 @@ public final class Receipt {
     /** The session id, or null for ledger-wide receipts. */
     public String session() {
         return session;
+    }
+
+    /**
+     * The client stream's tokenRef (the SHA-256 of the client's token) for a call made without a session (MCP
+     * {@code 2026-07-28}), or null: a receipt carries {@code session} or {@code client}, never both.
+     */
+    public String client() {
+        return client;
     }
 
     /** The 1-based position in the session, or 0 for ledger-wide receipts. */

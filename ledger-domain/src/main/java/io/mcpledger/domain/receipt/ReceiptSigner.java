@@ -35,8 +35,9 @@ public final class ReceiptSigner {
         json.put("kind", draft.kind().wire());
         json.put("at", Timestamps.format(draft.at()));
         json.put("ledger", origin);
-        if (draft.session() != null) {
-            json.put("session", draft.session());
+        if (draft.session() != null || draft.client() != null) {
+            json.put(draft.client() != null ? "client" : "session",
+                    draft.client() != null ? draft.client() : draft.session());
             json.put("seq", draft.seq());
             if (draft.prev() != null) {
                 json.put("prev", draft.prev());
