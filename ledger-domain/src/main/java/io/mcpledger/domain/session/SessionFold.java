@@ -3,18 +3,15 @@ package io.mcpledger.domain.session;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.receipt.ReceiptKind;
-import java.util.Set;
 
 /**
  * The one fold from receipts to session state, shared by the aggregate, the projections and the offline verifier.
  * Deterministic: it reads only the receipt, the state and the session's calls, never a clock; it checks the chain
- * ({@code seq} runs 1, 2, 3... and {@code prev} is the hash of the receipt before) and every call's transition, and
- * refuses what cannot follow with a {@link FoldException}.
+ * ({@code seq} runs 1, 2, 3... and {@code prev} is the hash of the receipt before) and every call's transition (in
+ * {@link CallFold}, shared with the client streams' {@link ClientFold}), and refuses what cannot follow with a
+ * {@link FoldException}.
  */
 public final class SessionFold {
-    /** The statuses an operator's resolution may record (spec section 4). */
-    private static final Set<String> RESOLUTIONS = Set.of("ok", "error", "not_run");
-
     private SessionFold() {
     }
 
@@ -71,57 +68,14 @@ public final class SessionFold {
                 }
                 state.status = SessionStatus.DELETED;
             }
-            case CALL_ADMITTED -> {
-                requireStatus(state, r, SessionStatus.ACTIVE);
-                String request = requireRequest(r);
-                if (calls.decidedBefore(request)) {
-                    throw new FoldException("request " + request + " is admitted after an earlier decision");
+            case CALL_ADMITTED, CALL_REFUSED, CALL_OUTCOME, CALL_RESOLVED -> {
+                if (r.kind() == ReceiptKind.CALL_ADMITTED) {
+                    requireStatus(state, r, SessionStatus.ACTIVE);
                 }
-                calls.decided(request, r, state.incarnation());
-                state.admitted++;
-                state.pending++;
-                state.lastActivityAt = r.at();
-            }
-            case CALL_REFUSED -> {
-                String request = requireRequest(r);
-                if (calls.status(request) == null) {
-                    calls.decided(request, r, state.incarnation());
+                CallFold.apply(r, calls, state.incarnation(), new Counts(state));
+                if (r.kind() != ReceiptKind.CALL_RESOLVED) {
+                    state.lastActivityAt = r.at();
                 }
-                state.refused++;
-                state.lastActivityAt = r.at();
-            }
-            case CALL_OUTCOME -> {
-                String request = requireRequest(r);
-                CallStatus now = admittedStatus(calls, r, request);
-                CallStatus next = CallStatus.ofOutcome(r.bodyText("status"));
-                if (next == null) {
-                    throw new FoldException("request " + request + " has outcome status '" + r.bodyText("status") + "'");
-                }
-                if (now != CallStatus.PENDING) {
-                    throw new FoldException("request " + request + " already has outcome " + now);
-                }
-                calls.settled(request, next, r);
-                state.pending--;
-                if (next == CallStatus.UNKNOWN) {
-                    state.unknown++;
-                } else {
-                    state.completed++;
-                }
-                state.lastActivityAt = r.at();
-            }
-            case CALL_RESOLVED -> {
-                String request = requireRequest(r);
-                if (admittedStatus(calls, r, request) != CallStatus.UNKNOWN) {
-                    throw new FoldException("request " + request + " is resolved but is not unknown");
-                }
-                String status = r.bodyText("status");
-                if (!RESOLUTIONS.contains(status)) {
-                    throw new FoldException("request " + request + " is resolved with status '" + status
-                            + "'; only ok, error and not_run settle a call");
-                }
-                calls.settled(request, CallStatus.RESOLVED, r);
-                state.unknown--;
-                state.completed++;
             }
             case CAPABILITY_REVOKED -> {
                 state.capabilityRevoked = true;
@@ -134,12 +88,34 @@ public final class SessionFold {
         return state;
     }
 
-    private static CallStatus admittedStatus(CallBook calls, Receipt r, String request) {
-        CallStatus status = calls.status(request);
-        if (status == null || !status.admitted()) {
-            throw new FoldException(r.kind() + " for request " + request + " which was not admitted");
+    /** The session's call counts, as {@link CallFold} changes them. */
+    private record Counts(SessionState state) implements CallFold.Tally {
+        @Override
+        public void admitted() {
+            state.admitted++;
+            state.pending++;
         }
-        return status;
+
+        @Override
+        public void refused() {
+            state.refused++;
+        }
+
+        @Override
+        public void settled(boolean unknown) {
+            state.pending--;
+            if (unknown) {
+                state.unknown++;
+            } else {
+                state.completed++;
+            }
+        }
+
+        @Override
+        public void resolved() {
+            state.unknown--;
+            state.completed++;
+        }
     }
 
     private static void checkChain(SessionState state, Receipt r) {
@@ -160,13 +136,6 @@ public final class SessionFold {
         if (state.status != expected) {
             throw new FoldException(r.kind() + " on session " + state.id + " which is " + state.status.wire());
         }
-    }
-
-    private static String requireRequest(Receipt r) {
-        if (r.request() == null) {
-            throw new FoldException(r.kind() + " without a request id");
-        }
-        return r.request();
     }
 
     private static String textOrNull(JsonNode body, String field) {
