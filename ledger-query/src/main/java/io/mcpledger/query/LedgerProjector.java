@@ -15,6 +15,8 @@ import io.mcpledger.domain.session.Authority;
 import io.mcpledger.domain.session.CallBook;
 import io.mcpledger.domain.session.CallRecord;
 import io.mcpledger.domain.session.CallStatus;
+import io.mcpledger.domain.session.ClientState;
+import io.mcpledger.domain.session.FoldException;
 import io.mcpledger.domain.session.SessionHistory;
 import io.mcpledger.domain.session.SessionState;
 import io.mcpledger.query.ProjectionStore.Flush;
@@ -36,14 +38,14 @@ import java.util.TreeMap;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -495,6 +497,30 @@ public final class LedgerProjector implements Authority, SessionHistory {
             revocations.put(tokenRef, folding);
             authorityChanges++;
             return true;
+        }
+
+        @Override
+        public ClientState client(String tokenRef) {
+            throw clientStreamsNotProjected();
+        }
+
+        @Override
+        public CallBook clientCalls(String tokenRef) {
+            throw clientStreamsNotProjected();
+        }
+
+        @Override
+        public void clientFolded(ClientState after, Receipt r) {
+            throw clientStreamsNotProjected();
+        }
+
+        /**
+         * This ledger appends no client stream yet (contract section 15 is planned), so its own log holds none; a log
+         * that does (another implementation's) is refused here rather than folded without its streams.
+         */
+        private FoldException clientStreamsNotProjected() {
+            return new FoldException("the log holds a client stream's receipt (a call made without a session), which"
+                    + " this ledger's projections do not store yet; ledger-verify replays such a log");
         }
 
         @Override

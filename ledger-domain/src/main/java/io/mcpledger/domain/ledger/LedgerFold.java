@@ -1,11 +1,16 @@
 package io.mcpledger.domain.ledger;
 
 import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.domain.session.ClientFold;
+import io.mcpledger.domain.session.ClientState;
 import io.mcpledger.domain.session.FoldException;
 import io.mcpledger.domain.session.SessionFold;
 import io.mcpledger.domain.session.SessionState;
 
-/** Folds any receipt into the whole-ledger state; session receipts go through {@link SessionFold}. */
+/**
+ * Folds any receipt into the whole-ledger state; session receipts go through {@link SessionFold}, the receipts of a
+ * client stream (calls made without a session) through {@link ClientFold}.
+ */
 public final class LedgerFold {
     private LedgerFold() {
     }
@@ -20,6 +25,11 @@ public final class LedgerFold {
                 }
             }
             default -> {
+                if (r.client() != null) {
+                    ClientState before = state.client(r.client());
+                    state.clientFolded(ClientFold.apply(before, r, state.clientCalls(r.client())), r);
+                    return state;
+                }
                 SessionState before = state.session(r.session());
                 boolean wasActive = before != null && before.active();
                 String heldBefore = before == null ? null : before.capability().id();

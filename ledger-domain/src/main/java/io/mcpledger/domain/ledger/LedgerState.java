@@ -2,11 +2,13 @@ package io.mcpledger.domain.ledger;
 
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.CallBook;
+import io.mcpledger.domain.session.ClientState;
 import io.mcpledger.domain.session.SessionState;
 
 /**
- * Everything the log says, as {@link LedgerFold} reads and changes it: sessions and their calls, revoked principals,
- * the active policy, and which session each capability was issued to. {@link MemoryLedgerState} holds it all in
+ * Everything the log says, as {@link LedgerFold} reads and changes it: sessions and their calls, client streams (calls
+ * made without a session) and theirs, revoked principals, the active policy, and which session each capability was
+ * issued to. {@link MemoryLedgerState} holds it all in
  * memory (the verifier); the ledger's projections keep it in the store.
  */
 public interface LedgerState {
@@ -30,4 +32,16 @@ public interface LedgerState {
 
     /** A policy became active. */
     void policyActivated(String hash, Receipt r);
+
+    /** The client stream of this tokenRef (contract section 15), or null while it has no receipt. */
+    ClientState client(String tokenRef);
+
+    /** The calls of a client stream (also of one about to start). */
+    CallBook clientCalls(String tokenRef);
+
+    /**
+     * A client stream's receipt was folded into {@code after}: a new state when {@code r} started the stream, else the
+     * one {@link #client} returned, changed.
+     */
+    void clientFolded(ClientState after, Receipt r);
 }

@@ -2,6 +2,7 @@ package io.mcpledger.domain.ledger;
 
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.CallRecords;
+import io.mcpledger.domain.session.ClientState;
 import io.mcpledger.domain.session.SessionState;
 import java.util.Collections;
 import java.util.HashMap;
@@ -12,12 +13,15 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The whole {@link LedgerState} in memory: every session by id with every call's receipts. For a log read whole (the
+ * The whole {@link LedgerState} in memory: every session by id and every client stream by tokenRef, with every call's
+ * receipts. For a log read whole (the
  * offline verifier, tests); not thread-safe.
  */
 public final class MemoryLedgerState implements LedgerState {
     private final NavigableMap<String, SessionState> sessions = new TreeMap<>();
     private final Map<String, CallRecords> calls = new HashMap<>();
+    private final NavigableMap<String, ClientState> clients = new TreeMap<>();
+    private final Map<String, CallRecords> clientCalls = new HashMap<>();
     private final NavigableSet<String> revokedPrincipals = new TreeSet<>();
     private final Map<String, String> capabilityOwners = new HashMap<>();
     private String policy;
@@ -44,6 +48,22 @@ public final class MemoryLedgerState implements LedgerState {
     }
 
     @Override
+    public ClientState client(String tokenRef) {
+        return clients.get(tokenRef);
+    }
+
+    @Override
+    public CallRecords clientCalls(String tokenRef) {
+        return clientCalls.computeIfAbsent(tokenRef, ref -> new CallRecords());
+    }
+
+    @Override
+    public void clientFolded(ClientState after, Receipt r) {
+        clients.putIfAbsent(after.tokenRef(), after);
+        size++;
+    }
+
+    @Override
     public void capabilityIssued(String capabilityId, String sessionId) {
         capabilityOwners.putIfAbsent(capabilityId, sessionId);
     }
@@ -65,6 +85,11 @@ public final class MemoryLedgerState implements LedgerState {
 
     public NavigableMap<String, SessionState> sessions() {
         return Collections.unmodifiableNavigableMap(sessions);
+    }
+
+    /** Every client stream by tokenRef. */
+    public NavigableMap<String, ClientState> clients() {
+        return Collections.unmodifiableNavigableMap(clients);
     }
 
     public NavigableSet<String> revokedPrincipals() {

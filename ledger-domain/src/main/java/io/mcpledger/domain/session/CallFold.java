@@ -14,24 +14,11 @@ final class CallFold {
     /** The statuses an operator's resolution may record (contract section 4). */
     private static final Set<String> RESOLUTIONS = Set.of("ok", "error", "not_run");
 
-    /** What a stream counts of its calls, as {@link #apply} changes it. */
-    interface Tally {
-        void admitted();
-
-        void refused();
-
-        /** An admitted call got its outcome: {@code unknown}, or final. */
-        void settled(boolean unknown);
-
-        /** An unknown call was resolved by an operator. */
-        void resolved();
-    }
-
     private CallFold() {
     }
 
-    /** Applies one call receipt to the stream's {@code calls} and {@code tally}; {@code incarnation} made the decision. */
-    static void apply(Receipt r, CallBook calls, String incarnation, Tally tally) {
+    /** Applies one call receipt to the stream's {@code calls} and {@code counts}; {@code incarnation} made the decision. */
+    static void apply(Receipt r, CallBook calls, String incarnation, CallCounts counts) {
         String request = requireRequest(r);
         switch (r.kind()) {
             case CALL_ADMITTED -> {
@@ -39,13 +26,13 @@ final class CallFold {
                     throw new FoldException("request " + request + " is admitted after an earlier decision");
                 }
                 calls.decided(request, r, incarnation);
-                tally.admitted();
+                counts.admit();
             }
             case CALL_REFUSED -> {
                 if (calls.status(request) == null) {
                     calls.decided(request, r, incarnation);
                 }
-                tally.refused();
+                counts.refuse();
             }
             case CALL_OUTCOME -> {
                 CallStatus now = admittedStatus(calls, r, request);
@@ -57,7 +44,7 @@ final class CallFold {
                     throw new FoldException("request " + request + " already has outcome " + now);
                 }
                 calls.settled(request, next, r);
-                tally.settled(next == CallStatus.UNKNOWN);
+                counts.settle(next == CallStatus.UNKNOWN);
             }
             case CALL_RESOLVED -> {
                 if (admittedStatus(calls, r, request) != CallStatus.UNKNOWN) {
@@ -69,7 +56,7 @@ final class CallFold {
                             + "'; only ok, error and not_run settle a call");
                 }
                 calls.settled(request, CallStatus.RESOLVED, r);
-                tally.resolved();
+                counts.resolve();
             }
             default -> throw new FoldException(r.kind() + " is not a call receipt");
         }

@@ -34,4 +34,18 @@ public final class SessionChain {
         }
         return Objects.equals(r.prev(), headHash) ? null : Break.PREV_BROKEN;
     }
+
+    /**
+     * Refuses {@code r} with a {@link FoldException} unless it follows the head of {@code stream} ("session ID", or
+     * "client TOKENREF"), as {@link #check} decides.
+     */
+    static void require(String stream, long headSeq, String headHash, Receipt r) {
+        Break broken = check(headSeq, headHash, r);
+        if (broken == Break.PREV_BROKEN) {
+            throw new FoldException(stream + " seq " + r.seq() + ": prev does not match the hash of seq " + headSeq);
+        }
+        if (broken != null) {
+            throw new FoldException(stream + " expects seq " + (headSeq + 1) + " but found " + r.seq());
+        }
+    }
 }

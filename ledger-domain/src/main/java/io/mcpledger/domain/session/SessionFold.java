@@ -72,7 +72,7 @@ public final class SessionFold {
                 if (r.kind() == ReceiptKind.CALL_ADMITTED) {
                     requireStatus(state, r, SessionStatus.ACTIVE);
                 }
-                CallFold.apply(r, calls, state.incarnation(), new Counts(state));
+                CallFold.apply(r, calls, state.incarnation(), state);
                 if (r.kind() != ReceiptKind.CALL_RESOLVED) {
                     state.lastActivityAt = r.at();
                 }
@@ -88,48 +88,12 @@ public final class SessionFold {
         return state;
     }
 
-    /** The session's call counts, as {@link CallFold} changes them. */
-    private record Counts(SessionState state) implements CallFold.Tally {
-        @Override
-        public void admitted() {
-            state.admitted++;
-            state.pending++;
-        }
-
-        @Override
-        public void refused() {
-            state.refused++;
-        }
-
-        @Override
-        public void settled(boolean unknown) {
-            state.pending--;
-            if (unknown) {
-                state.unknown++;
-            } else {
-                state.completed++;
-            }
-        }
-
-        @Override
-        public void resolved() {
-            state.unknown--;
-            state.completed++;
-        }
-    }
 
     private static void checkChain(SessionState state, Receipt r) {
         if (!r.session().equals(state.id)) {
             throw new FoldException("receipt of session " + r.session() + " applied to session " + state.id);
         }
-        SessionChain.Break broken = SessionChain.check(state.seq, state.head, r);
-        if (broken == SessionChain.Break.PREV_BROKEN) {
-            throw new FoldException("session " + state.id + " seq " + r.seq() + ": prev does not match the hash of seq "
-                    + state.seq);
-        }
-        if (broken != null) {
-            throw new FoldException("session " + state.id + " expects seq " + (state.seq + 1) + " but found " + r.seq());
-        }
+        SessionChain.require("session " + state.id, state.seq, state.head, r);
     }
 
     private static void requireStatus(SessionState state, Receipt r, SessionStatus expected) {

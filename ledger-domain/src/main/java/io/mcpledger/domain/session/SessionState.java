@@ -9,7 +9,7 @@ import java.time.Instant;
  * the ledger's state). A mutable accumulator owned by one reader (an aggregate, the projections, the verifier) and
  * changed only by {@link SessionFold}; it never reads a clock. {@link SessionStateJson} stores it.
  */
-public final class SessionState {
+public final class SessionState extends CallCounts {
     final String id;
     SessionStatus status = SessionStatus.ACTIVE;
     String principal;
@@ -24,11 +24,6 @@ public final class SessionState {
     String capabilityRevocationId;
     String policy;
     Edge edge;
-    long admitted;
-    long refused;
-    long completed;
-    long unknown;
-    long pending;
     long seq;
     String head;
 
@@ -52,11 +47,7 @@ public final class SessionState {
         c.capabilityRevocationId = capabilityRevocationId;
         c.policy = policy;
         c.edge = edge;
-        c.admitted = admitted;
-        c.refused = refused;
-        c.completed = completed;
-        c.unknown = unknown;
-        c.pending = pending;
+        copyCountsTo(c);
         c.seq = seq;
         c.head = head;
         return c;
