@@ -38,11 +38,11 @@ abstract class BundleCommand extends VerifyCommand {
         try {
             trusted = keys.resolve(bundle, err());
         } catch (InvalidBundleException e) {
-            return new LogCheck.Result(null, 0, 0, e.problem());
+            return new LogCheck.Result(null, 0, 0, 0, e.problem());
         }
         Inputs.Content checkpoint = Bundles.checkpoint(bundle);
         if (checkpoint.problem() != null) {
-            return new LogCheck.Result(null, 0, 0, new LogCheck.Problem(Bundles.CHECKPOINT, 0, checkpoint.problem()));
+            return new LogCheck.Result(null, 0, 0, 0, new LogCheck.Problem(Bundles.CHECKPOINT, 0, checkpoint.problem()));
         }
         Path entries = bundle.resolve(Bundles.ENTRIES);
         LogCheck.Result result = check(entries, checkpoint.text(), sink, signatures);
@@ -61,7 +61,7 @@ abstract class BundleCommand extends VerifyCommand {
         }
         LogCheck.Problem keyFiles = Bundles.keyFiles(bundle, trusted, result.checkpoint().origin());
         return keyFiles == null ? result
-                : new LogCheck.Result(result.checkpoint(), result.lines(), result.sessions(), keyFiles);
+                : new LogCheck.Result(result.checkpoint(), result.lines(), result.sessions(), result.clients(), keyFiles);
     }
 
     private LogCheck.Result check(Path entries, String checkpoint, LogCheck.Sink sink, boolean signatures) {

@@ -32,7 +32,8 @@ import java.util.concurrent.Executors;
 
 /**
  * Verifies a bundle's log (spec section 10, {@code log}): the checkpoint's signature, then every line in order (JCS
- * form, the receipt schema, its log, keyId and signature; a receipt id used once; each session's seq 1, 2, 3... with
+ * form, the receipt schema, its log, keyId and signature; a receipt id used once; each session's (and each client
+ * stream's) seq 1, 2, 3... with
  * prev linking), then the lines' count and Merkle root against the checkpoint. The first problem in line order is
  * the answer.
  *
@@ -65,8 +66,11 @@ final class LogCheck {
         }
     }
 
-    /** The outcome: the verified checkpoint (null if it failed), lines read, sessions seen, the first problem. */
-    record Result(Checkpoint checkpoint, long lines, long sessions, Problem problem) {
+    /**
+     * The outcome: the verified checkpoint (null if it failed), lines read, sessions and client streams (calls made
+     * without a session) seen, the first problem.
+     */
+    record Result(Checkpoint checkpoint, long lines, long sessions, long clients, Problem problem) {
         boolean valid() {
             return problem == null;
         }
@@ -96,7 +100,7 @@ final class LogCheck {
             VerifierKey verifierKey = key.forOrigin(origin);
             checkpoint = Checkpoint.open(checkpointText, verifierKey);
         } catch (InvalidProofException e) {
-            return new Result(null, 0, 0, new Problem(Bundles.CHECKPOINT, 0, "does not verify: " + e.getMessage()));
+            return new Result(null, 0, 0, 0, new Problem(Bundles.CHECKPOINT, 0, "does not verify: " + e.getMessage()));
         }
         Run run = new Run(checkpoint, signatures ? key.key() : null, key.keyId(origin), origin, sink, progress,
                 Files.size(entries) / 256);
@@ -136,7 +140,10 @@ final class LogCheck {
         private final Sink sink;
         private final Progress progress;
         private final Map<String, Long> ids;
+        /** Each stream's head, by "session ID" or "client TOKENREF". */
         private final Map<String, Head> chains;
+        private long sessions;
+        private long clients;
         private final CompactRange tree = CompactRange.empty();
         private long lines;
 
@@ -156,7 +163,7 @@ final class LogCheck {
 
         Result verify(InputStream in, ExecutorService pool, int ahead) throws IOException {
             if (checkpoint.size() == 0 && !Arrays.equals(tree.root(), checkpoint.root())) {
-                return new Result(checkpoint, 0, 0, rootProblem()); // later lines are compared as they are added
+                return new Result(checkpoint, 0, 0, 0, rootProblem()); // later lines are compared as they are added
             }
             ChunkReader reader = new ChunkReader(in);
             ArrayDeque<CompletableFuture<Checked[]>> inFlight = new ArrayDeque<>();
@@ -187,12 +194,12 @@ final class LogCheck {
                     Problem problem = judge(done[i], noNewline);
                     if (problem != null) {
                         inFlight.forEach(f -> f.cancel(true));
-                        return new Result(checkpoint, lines, chains.size(), problem);
+                        return new Result(checkpoint, lines, sessions, clients, problem);
                     }
                     progress.update(lines, judgedBytes);
                 }
             }
-            return new Result(checkpoint, lines, chains.size(), finish());
+            return new Result(checkpoint, lines, sessions, clients, finish());
         }
 
         /** Splits a chunk into its lines and checks each: run on a worker. */
@@ -301,7 +308,7 @@ final class LogCheck {
                 return "receipt id " + receipt.id() + " already appears on line " + first
                         + " (a duplicated or repeated line)";
             }
-            if (receipt.session() != null) {
+            if (receipt.session() != null || receipt.client() != null) {
                 String chained = chain(receipt, line);
                 if (chained != null) {
                     return chained;
@@ -321,12 +328,15 @@ final class LogCheck {
             return null;
         }
 
-        /** The chain's rule is {@link SessionChain}'s; what is said here names the lines a reader should look at. */
+        /**
+         * The chain's rule is {@link SessionChain}'s, for a session and for a client stream alike; what is said here
+         * names the lines a reader should look at.
+         */
         private String chain(Receipt receipt, long line) {
-            Head head = chains.get(receipt.session());
+            String session = receipt.client() != null ? "client " + receipt.client() : "session " + receipt.session();
+            Head head = chains.get(session);
             SessionChain.Break broken = SessionChain.check(head == null ? 0 : head.seq(),
                     head == null ? null : head.hash(), receipt);
-            String session = "session " + receipt.session();
             if (broken != null) {
                 return switch (broken) {
                     case STARTS_LATE -> session + " starts at seq " + receipt.seq() + ": seq 1 to " + (receipt.seq() - 1)
@@ -340,7 +350,13 @@ final class LogCheck {
                             + ": the prev chain is broken";
                 };
             }
-            chains.put(receipt.session(), new Head(receipt.seq(), receipt.hash(), line));
+            if (chains.put(session, new Head(receipt.seq(), receipt.hash(), line)) == null) {
+                if (receipt.client() != null) {
+                    clients++;
+                } else {
+                    sessions++;
+                }
+            }
             return null;
         }
 

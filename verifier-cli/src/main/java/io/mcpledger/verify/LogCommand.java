@@ -27,6 +27,9 @@ final class LogCommand extends BundleCommand implements Callable<Integer> {
             node.put("treeSize", result.checkpoint().size());
             node.put("root", root(result.checkpoint()));
             node.put("sessions", result.sessions());
+            if (result.clients() > 0) {
+                node.put("clients", result.clients());
+            }
             node.put("key", trusted.source());
             Output.json(out(), node);
         } else {
@@ -36,6 +39,10 @@ final class LogCommand extends BundleCommand implements Callable<Integer> {
                     root(result.checkpoint()));
             out.printf(Locale.ROOT, "  lines       each canonical, signed (keyId %s) and used once%n", trusted.keyId(origin));
             out.printf(Locale.ROOT, "  sessions    %,d, each chain linked from seq 1%n", result.sessions());
+            if (result.clients() > 0) {
+                out.printf(Locale.ROOT, "  clients     %,d streams of calls without a session, each chain linked from seq"
+                        + " 1%n", result.clients());
+            }
             out.printf(Locale.ROOT, "  key         %s%n", trusted.source());
             out.printf(Locale.ROOT, "  tree        the Merkle root of the %,d lines is the checkpoint's%n", result.lines());
             out.flush();

@@ -6,6 +6,7 @@ import io.mcpledger.domain.ledger.LedgerFold;
 import io.mcpledger.domain.ledger.MemoryLedgerState;
 import io.mcpledger.domain.ledger.ProjectionDigest;
 import io.mcpledger.domain.receipt.Timestamps;
+import io.mcpledger.domain.session.ClientState;
 import io.mcpledger.domain.session.SessionState;
 import io.mcpledger.domain.session.SessionStatus;
 import java.io.PrintWriter;
@@ -87,6 +88,16 @@ final class ReplayCommand extends RebuildCommand implements Callable<Integer> {
                 out.printf(Locale.ROOT, "      %s/%s %s until %s%n", grant.path("server").asText(), grant.path("tool").asText(),
                         operations(grant),
                         grant.path("notAfter").asText());
+            }
+        }
+        if (!state.clients().isEmpty()) {
+            out.println();
+            out.printf(Locale.ROOT, "Client streams (%d: calls made without a session, by tokenRef):%n",
+                    state.clients().size());
+            for (ClientState c : state.clients().values()) {
+                out.printf(Locale.ROOT, "  %s  principal %s, seq %d%n", c.tokenRef(), c.principal(), c.seq());
+                out.printf(Locale.ROOT, "      calls: %d admitted, %d refused, %d completed, %d unknown, %d pending%n",
+                        c.admitted(), c.refused(), c.completed(), c.unknown(), c.pending());
             }
         }
         out.println();

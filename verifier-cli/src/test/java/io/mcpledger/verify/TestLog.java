@@ -122,6 +122,35 @@ final class TestLog {
         return add(ReceiptKind.CALL_REFUSED, session, request, body);
     }
 
+    /** A sessionless call decided for the client stream {@code tokenRef} (contract section 15). */
+    TestLog decideForClient(String tokenRef, String request, String principal, boolean admitted) {
+        ObjectNode body = body(admitted ? "call.admitted" : "call.refused");
+        body.remove("capability");
+        body.put("principal", principal);
+        body.putObject("edge").put("id", "edge-1").put("incarnation", "boot-1");
+        return addToClient(admitted ? ReceiptKind.CALL_ADMITTED : ReceiptKind.CALL_REFUSED, tokenRef, request, body);
+    }
+
+    TestLog outcomeForClient(String tokenRef, String request, String status) {
+        ObjectNode body = body("call.outcome");
+        body.put("status", status);
+        if (!status.equals("ok")) {
+            body.remove("resultSha256");
+        }
+        return addToClient(ReceiptKind.CALL_OUTCOME, tokenRef, request, body);
+    }
+
+    /** Signs the next receipt of a client stream: its seq and prev follow the stream's chain. */
+    TestLog addToClient(ReceiptKind kind, String tokenRef, String request, ObjectNode body) {
+        at = at.plusMillis(1000);
+        Receipt head = heads.get("client " + tokenRef);
+        Receipt r = signer.sign(ReceiptDraft.inClient("rcpt-t-" + (ids++), kind, Timestamps.truncate(at), tokenRef,
+                head == null ? 1 : head.seq() + 1, head == null ? null : head.hash(), request, body));
+        heads.put("client " + tokenRef, r);
+        lines.add(r.line());
+        return this;
+    }
+
     /** Signs the next receipt: the session's seq and prev follow its chain. */
     TestLog add(ReceiptKind kind, String session, String request, ObjectNode body) {
         at = at.plusMillis(1000);
