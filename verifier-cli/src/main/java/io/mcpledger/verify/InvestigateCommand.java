@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
                 + " arguments hash.",
             "Exit 0 outcome known (completed_ok, completed_error, refused, not_run), 3 outcome unknown or pending,"
                 + " 4 not found, 1 invalid log, 2 usage or I/O error (also: the request id was used in several"
-                + " sessions and no --session names one)."})
+                + " sessions or client streams and no --session or --client names one)."})
 final class InvestigateCommand extends RebuildCommand implements Callable<Integer> {
     @Option(names = "--request-id", paramLabel = "ID", required = true, description = "The call's requestId.")
     String requestId;
@@ -35,35 +35,45 @@ final class InvestigateCommand extends RebuildCommand implements Callable<Intege
     @Option(names = "--session", paramLabel = "ID", description = "The session, when the requestId was used in several.")
     String session;
 
+    @Option(names = "--client", paramLabel = "TOKENREF",
+            description = "The client stream (its tokenRef) of a call made without a session, when the requestId was"
+                    + " used in several sessions or streams.")
+    String client;
+
     @Override
     public Integer call() {
+        if (session != null && client != null) {
+            throw new UsageException("give --session or --client, not both: a call belongs to one of them");
+        }
         MemoryLedgerState state = new MemoryLedgerState();
-        Map<String, List<Receipt>> bySession = new HashMap<>();
+        Map<String, List<Receipt>> byStream = new HashMap<>();
         Set<String> used = new LinkedHashSet<>();
         LogCheck.Result result = verifyAndFold((index, receipt) -> {
             LedgerFold.apply(state, receipt);
-            if (receipt.session() != null) {
-                bySession.computeIfAbsent(receipt.session(), s -> new ArrayList<>()).add(receipt);
+            String stream = stream(receipt.session(), receipt.client());
+            if (stream != null) {
+                byStream.computeIfAbsent(stream, s -> new ArrayList<>()).add(receipt);
                 if (requestId.equals(receipt.request())) {
-                    used.add(receipt.session());
+                    used.add(stream);
                 }
             }
         });
         if (!result.valid()) {
             return invalid(result.problem());
         }
-        String target = session;
+        String target = stream(session, client);
         if (target == null) {
             if (used.size() > 1) {
                 return ambiguous(used);
             }
             target = used.isEmpty() ? null : used.iterator().next();
         }
-        List<Receipt> receipts = target == null ? List.of() : bySession.getOrDefault(target, List.of());
+        List<Receipt> receipts = target == null ? List.of() : byStream.getOrDefault(target, List.of());
+        boolean ofClient = target != null && target.startsWith(CLIENT);
         Investigation investigation;
         try {
-            investigation = receipts.isEmpty() ? Investigation.notFound(target, requestId)
-                    : Investigation.of(receipts, requestId);
+            investigation = receipts.isEmpty() ? Investigation.notFound(ofClient ? null : unlabel(target), requestId)
+                    : ofClient ? Investigation.ofClient(receipts, requestId) : Investigation.of(receipts, requestId);
         } catch (FoldException e) {
             // The whole log was folded already, so this cannot happen; say so rather than guess.
             throw new IllegalStateException("a session that folded in the log does not fold alone: " + e.getMessage(), e);
@@ -85,19 +95,40 @@ final class InvestigateCommand extends RebuildCommand implements Callable<Intege
         };
     }
 
-    private int ambiguous(Set<String> sessions) {
-        String message = "the request id " + requestId + " was used in " + sessions.size()
-                + " sessions; name one with --session ID";
+    /** How a stream is keyed here: the session id as it is, a client's tokenRef after {@link #CLIENT}. */
+    private static final String CLIENT = "client ";
+
+    private static String stream(String session, String client) {
+        return client != null ? CLIENT + client : session;
+    }
+
+    private static String unlabel(String stream) {
+        return stream == null || !stream.startsWith(CLIENT) ? stream : stream.substring(CLIENT.length());
+    }
+
+    private int ambiguous(Set<String> streams) {
+        List<String> sessions = streams.stream().filter(s -> !s.startsWith(CLIENT)).toList();
+        List<String> clients = streams.stream().filter(s -> s.startsWith(CLIENT)).map(InvestigateCommand::unlabel)
+                .toList();
+        String message = clients.isEmpty()
+                ? "the request id " + requestId + " was used in " + sessions.size() + " sessions; name one with"
+                        + " --session ID"
+                : "the request id " + requestId + " was used in " + sessions.size() + " sessions and "
+                        + clients.size() + " client streams; name one with --session ID or --client TOKENREF";
         if (json) {
             ObjectNode node = Output.object();
             node.put("error", message);
             node.put("requestId", requestId);
             sessions.forEach(node.putArray("sessions")::add);
+            if (!clients.isEmpty()) {
+                clients.forEach(node.putArray("clients")::add);
+            }
             Output.json(out(), node);
         } else {
             PrintWriter err = err();
             err.println("ledger-verify investigate: " + message + ":");
-            sessions.forEach(s -> err.println("  " + s));
+            sessions.forEach(s -> err.println("  " + (clients.isEmpty() ? "" : "session ") + s));
+            clients.forEach(c -> err.println("  client " + c));
             err.flush();
         }
         return Exit.USAGE;
@@ -106,7 +137,8 @@ final class InvestigateCommand extends RebuildCommand implements Callable<Intege
     private void print(ObjectNode answer) {
         PrintWriter out = out();
         String verdict = answer.path("verdict").asText();
-        String where = answer.has("session") ? " in session " + answer.path("session").asText() : "";
+        String where = answer.has("session") ? " in session " + answer.path("session").asText()
+                : answer.has("client") ? " of client " + answer.path("client").asText() : "";
         out.printf("Request %s%s: %s%n", requestId, where, verdict.toUpperCase().replace('_', ' '));
         out.println("  " + explain(verdict, answer));
         if (verdict.equals(Verdict.NOT_FOUND.wire())) {
@@ -121,7 +153,15 @@ final class InvestigateCommand extends RebuildCommand implements Callable<Intege
         }
         out.println();
         JsonNode capability = answer.get("capability");
-        if (capability == null) {
+        JsonNode used = answer.get("grant");
+        if (used != null) {
+            StringBuilder ops = new StringBuilder();
+            used.path("operations").forEach(op -> ops.append(ops.length() == 0 ? "" : ",").append(op.asText()));
+            out.printf("Grant in force at admission: %s/%s %s until %s%n", used.path("server").asText(),
+                    used.path("tool").asText(), ops, used.path("notAfter").asText());
+        } else if (answer.has("client")) {
+            out.println("Grant in force at admission: none recorded");
+        } else if (capability == null) {
             out.println("Capability in force at admission: none recorded");
         } else {
             out.println("Capability in force at admission: " + capability.path("id").asText());
@@ -138,11 +178,12 @@ final class InvestigateCommand extends RebuildCommand implements Callable<Intege
                 : resolution.path("status").asText() + " (receipt " + resolution.path("receipt").asText() + ")"
                         + (resolution.has("note") ? ", note: " + resolution.path("note").asText() : "")));
         JsonNode later = answer.path("laterCalls");
+        String stream = answer.has("client") ? "the client's stream" : "the session";
         out.println();
         if (later.isEmpty()) {
-            out.println("Later calls in the session with the same tool and arguments: none");
+            out.println("Later calls in " + stream + " with the same tool and arguments: none");
         } else {
-            out.println("Later calls in the session with the same tool and arguments:");
+            out.println("Later calls in " + stream + " with the same tool and arguments:");
             for (JsonNode c : later) {
                 out.printf("  %s  request %s  %s, %s (receipt %s)%n", c.path("at").asText(),
                         c.path("requestId").asText(), c.path("decision").asText(), c.path("verdict").asText(),
@@ -161,10 +202,16 @@ final class InvestigateCommand extends RebuildCommand implements Callable<Intege
             case "outcome_unknown" -> "The call was admitted and no final outcome was ever recorded: THE CALL MAY HAVE"
                     + " RUN. Inspect the tool's own state for its effect before any retry, then record what you found"
                     + " as the call's resolution (ok, error or not_run).";
-            case "pending" -> "The call was admitted and the edge that admitted it is still the session's current"
+            case "pending" -> answer.has("client")
+                    ? "The call was admitted and no outcome is recorded yet: it may still arrive, and the edge's next"
+                    + " start (a new incarnation) records it as unknown. If that edge is gone, treat it as"
+                    + " outcome_unknown."
+                    : "The call was admitted and the edge that admitted it is still the session's current"
                     + " one: its outcome may still arrive. If that edge is gone, treat it as outcome_unknown.";
             case "not_found" -> answer.has("session")
                     ? "No receipt of this request in session " + answer.path("session").asText() + "."
+                    : answer.has("client")
+                    ? "No receipt of this request in the stream of client " + answer.path("client").asText() + "."
                     : "No receipt in this log names this request id.";
             default -> "";
         };

@@ -139,4 +139,53 @@ class ClientStreamsTest {
         assertThat(text.out()).contains("Client streams (2: calls made without a session, by tokenRef):\n  " + ALICE
                 + "  principal alice, seq 3\n      calls: 2 admitted, 0 refused, 1 completed, 0 unknown, 1 pending\n");
     }
+
+    @Test
+    void investigateFollowsACallOfAClientStream() throws Exception {
+        List<String> lines = new ArrayList<>(new TestLog().decideForClient(ALICE, "r-1", "alice", true)
+                .outcomeForClient(ALICE, "r-1", "unknown").decideForClient(ALICE, "r-2", "alice", true).lines());
+        Path bundle = TestLog.write(dir.resolve("bundle"), lines);
+
+        Run unknown = Run.of("investigate", bundle, "--key", bundle.resolve("key.pem"), "--request-id", "r-1");
+        Run pending = Run.of("investigate", bundle, "--key", bundle.resolve("key.pem"), "--request-id", "r-2",
+                "--json");
+        Run missing = Run.of("investigate", bundle, "--key", bundle.resolve("key.pem"), "--request-id", "r-9",
+                "--client", ALICE);
+
+        assertThat(unknown.exit()).as(unknown.err()).isEqualTo(Exit.OUTCOME_UNKNOWN);
+        assertThat(unknown.out()).startsWith("Request r-1 of client " + ALICE + ": OUTCOME UNKNOWN\n")
+                .contains("Grant in force at admission: ", "Later calls in the client's stream with the same tool and"
+                        + " arguments:\n  ");
+        JsonNode answer = Canonical.parse(pending.out());
+        assertThat(pending.exit()).isEqualTo(Exit.OUTCOME_UNKNOWN);
+        assertThat(answer.path("verdict").asText()).isEqualTo("pending");
+        assertThat(answer.path("client").asText()).isEqualTo(ALICE);
+        assertThat(answer.has("session")).isFalse();
+        assertThat(answer.path("timeline")).hasSize(1);
+        assertThat(missing.exit()).isEqualTo(Exit.NOT_FOUND);
+        assertThat(missing.out()).contains("No receipt of this request in the stream of client " + ALICE + ".");
+    }
+
+    @Test
+    void aRequestIdInASessionAndAClientStreamMustBeNamed() {
+        List<String> lines = new ArrayList<>(new TestLog().initialize(TestLog.SESSION, "boot-1")
+                .admit(TestLog.SESSION, "r-1", "ab".repeat(32)).decideForClient(ALICE, "r-1", "alice", false)
+                .lines());
+        Path bundle = TestLog.write(dir.resolve("bundle"), lines);
+
+        Run ambiguous = Run.of("investigate", bundle, "--key", bundle.resolve("key.pem"), "--request-id", "r-1");
+        Run named = Run.of("investigate", bundle, "--key", bundle.resolve("key.pem"), "--request-id", "r-1",
+                "--client", ALICE);
+        Run both = Run.of("investigate", bundle, "--key", bundle.resolve("key.pem"), "--request-id", "r-1",
+                "--client", ALICE, "--session", TestLog.SESSION);
+
+        assertThat(ambiguous.exit()).isEqualTo(Exit.USAGE);
+        assertThat(ambiguous.err()).isEqualTo("ledger-verify investigate: the request id r-1 was used in 1 sessions"
+                + " and 1 client streams; name one with --session ID or --client TOKENREF:\n  session "
+                + TestLog.SESSION + "\n  client " + ALICE + "\n");
+        assertThat(named.exit()).isEqualTo(Exit.OK);
+        assertThat(named.out()).startsWith("Request r-1 of client " + ALICE + ": REFUSED\n");
+        assertThat(both.exit()).isEqualTo(Exit.USAGE);
+        assertThat(both.err()).contains("give --session or --client, not both");
+    }
 }

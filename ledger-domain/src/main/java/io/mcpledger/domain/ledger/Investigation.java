@@ -9,6 +9,8 @@ import io.mcpledger.domain.receipt.ReceiptKind;
 import io.mcpledger.domain.receipt.Timestamps;
 import io.mcpledger.domain.session.CallRecord;
 import io.mcpledger.domain.session.CallRecords;
+import io.mcpledger.domain.session.ClientFold;
+import io.mcpledger.domain.session.ClientState;
 import io.mcpledger.domain.session.FoldException;
 import io.mcpledger.domain.session.SessionFold;
 import io.mcpledger.domain.session.SessionState;
@@ -21,9 +23,11 @@ import java.util.Objects;
 public final class Investigation {
     private final Verdict verdict;
     private final String session;
+    private final String client;
     private final String requestId;
     private final List<Receipt> timeline;
     private final JsonNode capability;
+    private final JsonNode grant;
     private final String policy;
     private final List<LaterCall> laterCalls;
     private final Receipt resolution;
@@ -33,11 +37,18 @@ public final class Investigation {
 
     private Investigation(Verdict verdict, String session, String requestId, List<Receipt> timeline, JsonNode capability,
             String policy, List<LaterCall> laterCalls, Receipt resolution) {
+        this(verdict, session, null, requestId, timeline, capability, null, policy, laterCalls, resolution);
+    }
+
+    private Investigation(Verdict verdict, String session, String client, String requestId, List<Receipt> timeline,
+            JsonNode capability, JsonNode grant, String policy, List<LaterCall> laterCalls, Receipt resolution) {
         this.verdict = verdict;
         this.session = session;
+        this.client = client;
         this.requestId = requestId;
         this.timeline = List.copyOf(timeline);
         this.capability = capability;
+        this.grant = grant;
         this.policy = policy;
         this.laterCalls = List.copyOf(laterCalls);
         this.resolution = resolution;
@@ -78,6 +89,41 @@ public final class Investigation {
                 call.resolutionReceipt());
     }
 
+    /**
+     * Investigates requestId within ONE client stream (contract section 15: calls made without a session), given all
+     * that stream's receipts in seq order. The decision names the grant it was admitted under instead of a capability;
+     * a call without an outcome is pending, as an edge's new incarnation records unknown outcomes as receipts.
+     */
+    public static Investigation ofClient(List<Receipt> clientReceipts, String requestId) {
+        Objects.requireNonNull(requestId, "requestId");
+        ClientState state = null;
+        CallRecords calls = new CallRecords();
+        for (Receipt r : clientReceipts) {
+            state = ClientFold.apply(state, r, calls);
+        }
+        if (state == null) {
+            return notFound(null, requestId);
+        }
+        CallRecord call = calls.call(requestId);
+        if (call == null) {
+            return new Investigation(Verdict.NOT_FOUND, null, state.tokenRef(), requestId, List.of(), null, null, null,
+                    List.of(), null);
+        }
+        Receipt decision = call.decision();
+        JsonNode asked = decision.body();
+        List<Receipt> timeline = clientReceipts.stream().filter(r -> requestId.equals(r.request())).toList();
+        List<LaterCall> later = new ArrayList<>();
+        for (CallRecord other : calls.all()) {
+            if (other.decision().seq() > decision.seq() && sameToolAndArguments(other.decision().body(), asked)) {
+                later.add(new LaterCall(other, verdictOf(other, other.incarnation())));
+            }
+        }
+        later.sort(Comparator.comparingLong(c -> c.call().decision().seq()));
+        JsonNode grant = asked.get("grant");
+        return new Investigation(verdictOf(call, call.incarnation()), null, state.tokenRef(), requestId, timeline, null,
+                grant == null ? null : grant.deepCopy(), text(asked, "policy"), later, call.resolutionReceipt());
+    }
+
     /** The not_found answer when no session used requestId (session may be null). */
     public static Investigation notFound(String session, String requestId) {
         Objects.requireNonNull(requestId, "requestId");
@@ -89,8 +135,9 @@ public final class Investigation {
     }
 
     /**
-     * {@code {"verdict", "session"?, "requestId", "timeline": [R...], "capability"?, "policy"?, "laterCalls": [...],
-     * "resolution"?}}, a fresh tree on every call; each R is the receipt's own JCS object.
+     * {@code {"verdict", "session"? or "client"?, "requestId", "timeline": [R...], "capability"? or "grant"?,
+     * "policy"?, "laterCalls": [...], "resolution"?}}, a fresh tree on every call; each R is the receipt's own JCS
+     * object.
      */
     public ObjectNode toJson() {
         ObjectNode node = Canonical.JSON.createObjectNode();
@@ -98,11 +145,17 @@ public final class Investigation {
         if (session != null) {
             node.put("session", session);
         }
+        if (client != null) {
+            node.put("client", client);
+        }
         node.put("requestId", requestId);
         ArrayNode receipts = node.putArray("timeline");
         timeline.forEach(r -> receipts.add(r.toJson()));
         if (capability != null) {
             node.set("capability", capability.deepCopy());
+        }
+        if (grant != null) {
+            node.set("grant", grant.deepCopy());
         }
         if (policy != null) {
             node.put("policy", policy);
