@@ -138,6 +138,7 @@ public final class LedgerEngine implements AutoCloseable {
     public static LedgerEngine open(LoadedState state, LedgerSettings settings, Clock clock, LedgerDatabase database)
             throws StorageException {
         LedgerEngine engine;
+        DiskSpace disk = null;
         try {
             database.pageCache(settings.storeCaches().pageMegabytes());
             LedgerSchema.prepare(database, state.origin(), state.publicKeyText());
@@ -154,10 +155,11 @@ public final class LedgerEngine implements AutoCloseable {
                     state.signingKey(), state.origin(), settings.storeCaches().tiles(), database.shared());
             AxonSetup.Caches caches = AxonSetup.Caches.of(settings.maxActiveSessions());
             LogFollower follower = new LogFollower(database.shared(), projector, log, caches.all());
-            DiskSpace disk = database instanceof H2Database
+            disk = database instanceof H2Database
                     ? DiskSpace.watch(state.directory(), settings.diskReserveBytes()) : null;
+            DiskSpace watched = disk;
             GroupCommitCommandBus commandBus = new GroupCommitCommandBus(transactions, AxonSetup.COMMAND_WORKERS);
-            commandBus.refuseWhile(() -> refusal(database, disk));
+            commandBus.refuseWhile(() -> refusal(database, watched));
             commandBus.guard(new LedgerBatchGuard(follower, projector, settings.maxActiveSessions(), () -> {
                 try {
                     return LedgerLog.lock(transactions.connectionProvider().getConnection());
@@ -177,6 +179,7 @@ public final class LedgerEngine implements AutoCloseable {
             engine = new LedgerEngine(state, database, follower, axon, commandBus, projector, log, signer, clock,
                     sequencer, settings.checkpointInterval(), disk);
         } catch (RuntimeException | StorageException e) {
+            stopWatching(disk);
             database.close();
             throw e;
         } catch (IOException e) {
@@ -308,9 +311,15 @@ public final class LedgerEngine implements AutoCloseable {
     private static NotStoredException refusal(LedgerDatabase database, DiskSpace disk) {
         if (database.failed()) {
             return new NotStoredException("the ledger's store can no longer write; nothing was stored. GET /health"
-                    + " says why; restart the ledger once its disk is healthy", null);
+                    + " says why and what to do", null);
         }
         return disk == null ? null : disk.full().map(StorageFullException::new).orElse(null);
+    }
+
+    private static void stopWatching(DiskSpace disk) {
+        if (disk != null) {
+            disk.close();
+        }
     }
 
     /** Integrates every committed receipt into the log and publishes a checkpoint; returns how many it added. */
@@ -461,9 +470,7 @@ public final class LedgerEngine implements AutoCloseable {
     @Override
     public void close() {
         reaper.shutdownNow();
-        if (disk != null) {
-            disk.close();
-        }
+        stopWatching(disk);
         // Never interrupted: an interrupt inside H2's file write closes its channel, and H2 then closes the database.
         sequencing.shutdown();
         flushing.shutdown();
