@@ -7,7 +7,6 @@ import io.mcpledger.app.http.HttpLedger.Reply;
 import io.mcpledger.app.testing.TestDatabases;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,8 +37,7 @@ class OpenApiHttpTest {
             assertThat(doc.path("info").path("title").asText()).isNotEmpty();
 
             Set<String> documented = new TreeSet<>();
-            for (Iterator<Map.Entry<String, JsonNode>> paths = doc.path("paths").fields(); paths.hasNext(); ) {
-                Map.Entry<String, JsonNode> path = paths.next();
+            for (Map.Entry<String, JsonNode> path : doc.path("paths").properties()) {
                 path.getValue().fieldNames().forEachRemaining(method -> {
                     if (METHODS.contains(method)) {
                         documented.add(method.toUpperCase() + " " + path.getKey());
@@ -103,13 +101,13 @@ class OpenApiHttpTest {
 
     private static void collectRefs(JsonNode node, List<String> refs) {
         if (node.isObject()) {
-            node.fields().forEachRemaining(field -> {
+            for (Map.Entry<String, JsonNode> field : node.properties()) {
                 if (field.getKey().equals("$ref")) {
                     refs.add(field.getValue().asText());
                 } else {
                     collectRefs(field.getValue(), refs);
                 }
-            });
+            }
         } else if (node.isArray()) {
             node.forEach(child -> collectRefs(child, refs));
         }
