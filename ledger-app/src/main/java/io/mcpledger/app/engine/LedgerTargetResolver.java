@@ -37,6 +37,7 @@ final class LedgerTargetResolver implements CommandTargetResolver {
         if (target == null) {
             throw new IllegalArgumentException(payload.getClass().getSimpleName() + " names no target stream");
         }
-        return new VersionedAggregateIdentifier(target, null);
+        // The Object constructor: Axon deprecates the String one.
+        return new VersionedAggregateIdentifier((Object) target, null);
     }
 }

@@ -30,7 +30,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.EnumMap;
 import java.util.EnumSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -289,8 +288,7 @@ public final class StateDirectory {
             throw corruptHashes(path, "it is not a JSON object");
         }
         Map<Role, String> hashes = new EnumMap<>(Role.class);
-        for (Iterator<Map.Entry<String, JsonNode>> it = tree.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> field = it.next();
+        for (Map.Entry<String, JsonNode> field : tree.properties()) {
             Role role = Role.fromId(field.getKey());
             if (role == null) {
                 throw corruptHashes(path, "'" + field.getKey() + "' is not a role");

@@ -59,8 +59,7 @@ public final class PolicyDocument {
             throw new InvalidPolicyException("'capabilities' must be a map of capability names to {tools: [...]}");
         }
         Map<String, List<ToolRule>> capabilities = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = caps.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> cap = it.next();
+        for (Map.Entry<String, JsonNode> cap : caps.properties()) {
             String where = "capabilities." + cap.getKey();
             requireIdentifier(cap.getKey(), where);
             if (!cap.getValue().isObject()) {

@@ -340,8 +340,7 @@ public final class Receipt {
             throw new InvalidReceiptException("string at " + path + " has an unpaired surrogate, which UTF-8 cannot encode");
         }
         if (node.isObject()) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : node.properties()) {
                 if (!Identifiers.isWellFormedText(e.getKey())) {
                     throw new InvalidReceiptException("a member name at " + path + " has an unpaired surrogate");
                 }
