@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Saturated admissions measured from outside with wrk (docs/benchmarks.md, section 8): the packaged jar on a fresh
+# H2 state (ZGC), SESSIONS sessions of one client initialized with curl, then wrk posting calls round robin over them
+# from CONNS connections, every requestId new: WARMUP seconds of warm-up (discarded), then DURATION seconds measured.
+# The ledger's own receipt count before and after the measured run says how many admissions were stored (each one
+# signed and forced to disk before its answer); wrk gives the rate and latencies it saw.
+#
+#   mvn -B -DskipTests package && ledger-app/src/test/bench/wrk-admissions.sh
+#
+# env: SESSIONS=200 CONNS=64 THREADS=2 WARMUP=60 DURATION=60 JVM="-XX:+UseZGC" (needs wrk, curl, jq)
+set -euo pipefail
+cd "$(dirname "$0")/../../../.."
+SESSIONS=${SESSIONS:-200}; CONNS=${CONNS:-64}; THREADS=${THREADS:-2}
+WARMUP=${WARMUP:-60}; DURATION=${DURATION:-60}; JVM=${JVM:--XX:+UseZGC}
+JAR=ledger-app/target/ledger-app-0.1.0-SNAPSHOT.jar
+SCRIPT=ledger-app/src/test/bench/wrk-admissions.lua
+for tool in wrk curl jq; do command -v "$tool" >/dev/null || { echo "needs $tool" >&2; exit 2; }; done
+[ -f "$JAR" ] || { echo "build first: mvn -B -DskipTests package" >&2; exit 2; }
+WORK=$(mktemp -d)
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+L=127.0.0.1:$PORT
+# shellcheck disable=SC2086
+java $JVM -jar "$JAR" serve --state "$WORK/state" --listen "$L" --policy docs/examples/pricing-policy.yaml \
+  >"$WORK/ledger.log" 2>&1 &
+LEDGER=$!
+trap 'kill $LEDGER 2>/dev/null; wait $LEDGER 2>/dev/null; rm -rf "$WORK"' EXIT
+until grep -q '^Ready' "$WORK/ledger.log"; do
+  kill -0 $LEDGER 2>/dev/null || { cat "$WORK/ledger.log" >&2; exit 1; }
+  sleep 0.2
+done
+EDGE=$(cat "$WORK/state/credentials/edge.token")
+CLIENT=$(printf %s 'the-wrk-clients-token' | sha256sum | cut -c1-64)
+for _ in $(seq "$SESSIONS"); do
+  curl -sf -X POST "$L/v1/sessions" -H "Authorization: Bearer $EDGE" -H "Client-Token-Sha256: $CLIENT" \
+    -d '{"principal":"alice","serverId":"pricing","protocolVersion":"2025-06-18"}' | jq -r .session.id
+done >"$WORK/sessions.txt"
+receipts() { curl -sf "$L/health" | jq .receipts; }
+echo "$(date +%T) machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $SESSIONS sessions, $CONNS connections, $THREADS threads, ledger JVM $JVM"
+wrk -t"$THREADS" -c"$CONNS" -d"${WARMUP}s" -s "$SCRIPT" "http://$L" -- "$WORK/sessions.txt" "$EDGE" "$CLIENT" warm \
+  | grep -E 'Requests/sec|Non-2xx' | sed 's/^/warm-up: /'
+before=$(receipts)
+wrk -t"$THREADS" -c"$CONNS" -d"${DURATION}s" --latency -s "$SCRIPT" "http://$L" -- "$WORK/sessions.txt" "$EDGE" \
+  "$CLIENT" measure
+after=$(receipts)
+echo "stored by the ledger during the measured run: $((after - before)) receipts, $(((after - before) / DURATION))/s"
+echo "$(date +%T) load $(cut -d' ' -f1-3 /proc/loadavg)"
