@@ -32,7 +32,7 @@ public final class LedgerMain implements Callable<Integer> {
     }
 
     /**
-     * The command line as {@link #main} runs it: bad flags give one line naming the problem (spec section 2) instead
+     * The command line as {@link #main} runs it: bad flags give one line naming the problem (contract section 2) instead
      * of picocli's line followed by the whole usage text. The exit status is 2 either way.
      */
     public static CommandLine commandLine() {

@@ -1,6 +1,6 @@
 package io.mcpledger.domain;
 
-/** The error codes of the contract (spec sections 3, 4, 5, 8, 11) with their HTTP status. */
+/** The error codes of the contract (contract sections 3, 4, 5, 8, 11) with their HTTP status. */
 public enum ErrorCode {
     INVALID_JSON("invalid_json", 400),
     INVALID_REQUEST("invalid_request", 400),

@@ -2,7 +2,7 @@ package io.mcpledger.domain;
 
 /** The contract's rules for identifiers (visible ASCII, 0x21 to 0x7E, at least one character) and for free text. */
 public final class Identifiers {
-    /** The longest identifier the contract allows (spec section 11): principals, servers, tools, request ids... */
+    /** The longest identifier the contract allows (contract section 11): principals, servers, tools, request ids... */
     public static final int MAX_LENGTH = 256;
 
     private Identifiers() {

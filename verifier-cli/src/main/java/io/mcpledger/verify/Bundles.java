@@ -4,7 +4,7 @@ import io.mcpledger.domain.crypto.LogKeys;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** The files of an export bundle (spec section 9). */
+/** The files of an export bundle (contract section 9). */
 final class Bundles {
     static final String ENTRIES = "entries.jsonl";
     static final String CHECKPOINT = "checkpoint";

@@ -1,6 +1,6 @@
 package io.mcpledger.verify;
 
-/** The exit statuses of spec section 10: part of the contract, since scripts branch on them. */
+/** The exit statuses of contract section 10: part of the contract, since scripts branch on them. */
 public final class Exit {
     /** Valid; for {@code investigate}, the call's outcome is known. */
     public static final int OK = 0;

@@ -8,7 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
-/** {@code --key PEM | --vkey STR}, taken by every command (spec section 10). */
+/** {@code --key PEM | --vkey STR}, taken by every command (contract section 10). */
 final class KeyOptions {
     @Option(names = "--key", paramLabel = "PEM",
             description = "The log's Ed25519 public key (SubjectPublicKeyInfo PEM), obtained separately.")

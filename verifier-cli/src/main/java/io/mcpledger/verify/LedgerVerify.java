@@ -5,7 +5,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * {@code ledger-verify}: the offline verifier of spec section 10. It needs the bundle (or the files) and a key:
+ * {@code ledger-verify}: the offline verifier of contract section 10. It needs the bundle (or the files) and a key:
  * no database, no network, no Axon or Micronaut.
  */
 @Command(name = "ledger-verify", mixinStandardHelpOptions = true, version = "ledger-verify 0.1.0",

@@ -31,7 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * Verifies a bundle's log (spec section 10, {@code log}): the checkpoint's signature, then every line in order (JCS
+ * Verifies a bundle's log (contract section 10, {@code log}): the checkpoint's signature, then every line in order (JCS
  * form, the receipt schema, its log, keyId and signature; a receipt id used once; each session's (and each client
  * stream's) seq 1, 2, 3... with
  * prev linking), then the lines' count and Merkle root against the checkpoint. The first problem in line order is

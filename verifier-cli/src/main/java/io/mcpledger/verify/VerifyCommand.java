@@ -6,7 +6,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** What every command takes: the key (spec section 10), --json, and where it writes. */
+/** What every command takes: the key (contract section 10), --json, and where it writes. */
 abstract class VerifyCommand {
     @Mixin
     KeyOptions keys = new KeyOptions();

@@ -7,7 +7,7 @@ import java.util.regex.Pattern;
 import picocli.CommandLine;
 
 /**
- * Parses the durations of spec section 2: a positive whole number followed by {@code ms}, {@code s}, {@code m} or
+ * Parses the durations of contract section 2: a positive whole number followed by {@code ms}, {@code s}, {@code m} or
  * {@code h}, as in {@code 500ms}, {@code 5s}, {@code 30m}, {@code 1h}. {@code java.time.Duration.parse} wants
  * ISO-8601 ({@code PT5S}), which no operator types, hence this small parser.
  */

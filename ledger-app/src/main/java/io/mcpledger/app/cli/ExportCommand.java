@@ -27,7 +27,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code ledger-app export}: the bundle of spec section 9 from a stopped ledger's state, or from a PostgreSQL database
+ * {@code ledger-app export}: the bundle of contract section 9 from a stopped ledger's state, or from a PostgreSQL database
  * while its nodes run. Everything committed is integrated first, so the bundle's checkpoint covers every line.
  */
 @Command(name = "export", mixinStandardHelpOptions = true,

@@ -25,7 +25,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code ledger-app rebuild} (spec section 13): drops every projection of a stopped ledger and folds the whole log
+ * {@code ledger-app rebuild} (contract section 13): drops every projection of a stopped ledger and folds the whole log
  * again with the fold the live ledger and the verifier use, then prints the projection digest. The log is only read:
  * the receipts and the transparency log stay as they are. Like a start, it trusts the store's bytes and checks each
  * session's chain; signatures are the verifier's to check.

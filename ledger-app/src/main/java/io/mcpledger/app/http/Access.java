@@ -3,7 +3,7 @@ package io.mcpledger.app.http;
 import io.mcpledger.app.statedir.Role;
 import io.micronaut.http.HttpMethod;
 
-/** Which role may do what (spec section 3): edges run sessions and calls, auditors read, operators do everything. */
+/** Which role may do what (contract section 3): edges run sessions and calls, auditors read, operators do everything. */
 final class Access {
     private Access() {
     }

@@ -22,7 +22,7 @@ import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.util.List;
 
-/** What auditors read: receipts by id with their inclusion proofs, the investigation of a call (spec section 10), the projection digest. */
+/** What auditors read: receipts by id with their inclusion proofs, the investigation of a call (contract section 10), the projection digest. */
 @Controller("/v1")
 class AuditController {
     private final LedgerEngine ledger;

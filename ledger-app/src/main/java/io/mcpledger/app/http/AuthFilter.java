@@ -12,7 +12,7 @@ import io.micronaut.web.router.RouteAttributes;
 import io.micronaut.web.router.RouteMatch;
 
 /**
- * Authenticates every {@code /v1} and {@code /metrics} request before anything is read or decided (spec section 3): a missing or
+ * Authenticates every {@code /v1} and {@code /metrics} request before anything is read or decided (contract section 3): a missing or
  * unknown credential is {@code 401} with {@code WWW-Authenticate: Bearer}, a known one without the role the
  * endpoint needs is {@code 403 forbidden}. What an endpoint needs is read from the route Micronaut matched
  * ({@link EdgeEndpoint}, {@link PublicEndpoint}), so every spelling of a path gets the same answer.

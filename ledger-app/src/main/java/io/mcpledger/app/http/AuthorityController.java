@@ -33,7 +33,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The operator's authority endpoints: policy (spec section 5) and revocations (section 4). Each answers after
+ * The operator's authority endpoints: policy (contract section 5) and revocations (section 4). Each answers after
  * its receipt is committed and folded, so the very next admission decision sees it.
  */
 @Controller(value = "/v1", consumes = MediaType.ALL)

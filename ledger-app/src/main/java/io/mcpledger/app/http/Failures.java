@@ -13,7 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one place where failures become the contract's error answers (spec section 11). A refusal
+ * The one place where failures become the contract's error answers (contract section 11). A refusal
  * ({@link LedgerException}) appended nothing; an unknown session id is {@code 404 session_not_found};
  * a command that was not stored is {@code 503 unavailable} and safe to retry.
  */

@@ -19,7 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
 
-/** The transparency log (spec section 8): the key, the latest checkpoint, the entries and consistency proofs. */
+/** The transparency log (contract section 8): the key, the latest checkpoint, the entries and consistency proofs. */
 @Controller("/v1/log")
 class LogController {
     static final MediaType TEXT = MediaType.of("text/plain; charset=utf-8");

@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A request's JSON body, read strictly (spec section 11): malformed JSON, duplicate or unknown members,
+ * A request's JSON body, read strictly (contract section 11): malformed JSON, duplicate or unknown members,
  * wrong types and out-of-range values are refused with {@code 400} naming the field, before any command
  * is sent, so bad input never appends.
  */

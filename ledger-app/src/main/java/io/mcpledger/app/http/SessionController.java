@@ -47,7 +47,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The session endpoints of spec section 4. Controllers only read and check the request, send one command and
+ * The session endpoints of contract section 4. Controllers only read and check the request, send one command and
  * render its answer: every decision is the session aggregate's, and an answer is sent only after the receipts
  * it carries are committed.
  */

@@ -12,7 +12,7 @@ import io.micronaut.http.annotation.ServerFilter;
 /**
  * While the ledger folds the log's tail at start, every endpoint but {@code /health} (and the static
  * {@code /openapi.json}) answers {@code 503 starting}
- * with {@code Retry-After} (spec section 11), before any credential is read: nothing is decided on projections that
+ * with {@code Retry-After} (contract section 11), before any credential is read: nothing is decided on projections that
  * have not caught up with the log.
  */
 @ServerFilter("/**")

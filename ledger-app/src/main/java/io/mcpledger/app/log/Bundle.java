@@ -14,7 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The export bundle of spec section 9: {@code entries.jsonl} (each entry's exact JCS line, in log order), the signed
+ * The export bundle of contract section 9: {@code entries.jsonl} (each entry's exact JCS line, in log order), the signed
  * {@code checkpoint} covering every line, {@code public-key.pem} and the {@code vkey} line.
  */
 public final class Bundle {

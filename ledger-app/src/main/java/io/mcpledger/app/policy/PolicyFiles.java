@@ -25,7 +25,7 @@ import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
- * Reads a policy (spec section 5) written as YAML or JSON, from a file for {@code serve --policy} or from a request
+ * Reads a policy (contract section 5) written as YAML or JSON, from a file for {@code serve --policy} or from a request
  * body for {@code PUT /v1/policy}. Text starting with '{' is read as JSON, anything else as YAML (of which JSON is a
  * subset; the JSON reader only gives clearer errors). Every error is one line.
  */
@@ -64,7 +64,7 @@ public final class PolicyFiles {
 
     /**
      * Parses and validates a policy given as text; a {@link PolicySyntaxException} when it is not YAML or JSON, an
-     * {@link InvalidPolicyException} when it does not follow spec section 5.
+     * {@link InvalidPolicyException} when it does not follow contract section 5.
      */
     public static PolicyDocument parse(String text) throws InvalidPolicyException {
         String body = text.startsWith("\uFEFF") ? text.substring(1) : text;

@@ -2,7 +2,7 @@ package io.mcpledger.app.statedir;
 
 import java.util.Locale;
 
-/** The three credential roles of spec section 3. */
+/** The three credential roles of contract section 3. */
 public enum Role {
     /** Session and call endpoints, used by MCP edges on every call. */
     EDGE,

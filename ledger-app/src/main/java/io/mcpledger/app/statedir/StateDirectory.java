@@ -36,7 +36,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The ledger's state directory (spec section 2): the Ed25519 signing key, the log's origin, the role credentials and
+ * The ledger's state directory (contract section 2): the Ed25519 signing key, the log's origin, the role credentials and
  * the H2 database. {@link #init} creates whatever is missing and never overwrites a key or credential; {@link #load}
  * reads what the ledger needs to run.
  *
@@ -87,7 +87,7 @@ public final class StateDirectory {
 
     /**
      * Creates the directory and whatever of it is missing, and takes group and other access away from the directories
-     * and secrets. {@code origin} is the log's origin to store on creation ({@code null}: the default of spec section
+     * and secrets. {@code origin} is the log's origin to store on creation ({@code null}: the default of contract section
      * 2); once stored, a different one is refused and nothing is changed.
      */
     public InitReport init(String origin) throws StateException {

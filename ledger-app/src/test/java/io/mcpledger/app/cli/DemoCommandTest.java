@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
- * {@code ledger-app demo} (spec sections 2 and 12): the whole story runs once, in process, against the real service,
+ * {@code ledger-app demo} (contract sections 2 and 12): the whole story runs once, in process, against the real service,
  * and each test reads one part of what it printed. DemoIT runs the packaged jar.
  */
 class DemoCommandTest {

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * {@code ledger-app export} (spec section 9): the bundle of a stopped ledger, and the refusals that write nothing. A
+ * {@code ledger-app export} (contract section 9): the bundle of a stopped ledger, and the refusals that write nothing. A
  * ledger still running in another process is refused too: {@code ExportIT} shows it with the real jar.
  */
 class ExportCommandTest {

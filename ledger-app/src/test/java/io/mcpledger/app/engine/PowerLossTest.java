@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Power loss, simulated (spec section 13): the ledger runs on {@link PowerCutFileSystem}, which keeps every write not
+ * Power loss, simulated (contract section 13): the ledger runs on {@link PowerCutFileSystem}, which keeps every write not
  * yet forced in memory, while threads ask for calls; at a random moment the power is cut, a random part of those
  * writes reaches the disk (some torn), and the ledger restarts from what is on the disk. After every cut each acknowledged receipt is there byte for byte,
  * the log verifies (signatures, every session's chain, the root of the entries), and every checkpoint the ledger had

@@ -16,7 +16,7 @@ import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /**
- * Call admission (spec section 4): the session-level checks, the admission table in its first-match-wins order,
+ * Call admission (contract section 4): the session-level checks, the admission table in its first-match-wins order,
  * and requestId idempotency. Tests share one ledger, each with its own client, unless they change the policy.
  */
 class AdmissionHttpTest extends SharedLedgerTest {

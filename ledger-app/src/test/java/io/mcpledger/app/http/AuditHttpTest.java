@@ -27,7 +27,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * What edges and auditors read (spec sections 4, 8 and 10): receipts by id, byte for byte; the session object and
+ * What edges and auditors read (contract sections 4, 8 and 10): receipts by id, byte for byte; the session object and
  * its listing; investigations; the projection digest; the log's public key.
  */
 class AuditHttpTest extends SharedLedgerTest {

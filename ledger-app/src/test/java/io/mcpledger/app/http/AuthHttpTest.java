@@ -31,7 +31,7 @@ import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import java.nio.file.Files;
 
 /**
- * Spec section 3, endpoint by endpoint and role by role: a missing or wrong credential is {@code 401} with
+ * Contract section 3, endpoint by endpoint and role by role: a missing or wrong credential is {@code 401} with
  * {@code WWW-Authenticate: Bearer}, a right credential of the wrong role is {@code 403 forbidden}, and neither
  * appends anything; with the right role the request reaches its endpoint. Requests name ids that were never
  * issued, so most of them end in a 404 once past authentication.

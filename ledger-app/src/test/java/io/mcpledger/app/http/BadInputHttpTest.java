@@ -36,7 +36,7 @@ import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import java.nio.file.Files;
 
 /**
- * Spec section 11, bad input: every malformed, mistyped, missing, unknown or out-of-range part of a request is
+ * Contract section 11, bad input: every malformed, mistyped, missing, unknown or out-of-range part of a request is
  * refused with the contract's error, the message names the part, and nothing is appended (the ledger's receipt
  * count and the session's {@code seq} stay as they were). Each bad request goes where the same request with good
  * input succeeds ({@link #eachRequestWithGoodInputIsAccepted}), so the refusal is the input's doing.

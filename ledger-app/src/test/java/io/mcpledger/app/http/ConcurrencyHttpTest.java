@@ -30,7 +30,7 @@ import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Spec section 11 under load: per session, receipts are linearizable (no two share a {@code seq}, {@code prev}
+ * Contract section 11 under load: per session, receipts are linearizable (no two share a {@code seq}, {@code prev}
  * always links), a DELETE that was answered wins over every later request, and {@code --max-active-sessions}
  * holds however many initializes race for the last places.
  */

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import java.nio.file.Files;
 
 /**
- * The transparency log over HTTP (spec section 8). The ledger here integrates only when a test says so (its
+ * The transparency log over HTTP (contract section 8). The ledger here integrates only when a test says so (its
  * checkpoint interval is an hour), so each test sees a receipt before and after its entry is integrated.
  */
 @ParameterizedClass

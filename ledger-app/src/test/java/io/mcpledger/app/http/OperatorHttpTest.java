@@ -16,7 +16,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * The operator's endpoints: policy (spec section 5), capability and principal revocation (section 4), and the
+ * The operator's endpoints: policy (contract section 5), capability and principal revocation (section 4), and the
  * session cap of initialize. Tests that activate a policy or restart get a ledger of their own.
  */
 class OperatorHttpTest extends SharedLedgerTest {

@@ -13,7 +13,7 @@ import io.mcpledger.domain.session.SessionIds;
 import org.junit.jupiter.api.Test;
 
 /**
- * Outcomes and resolutions (spec section 4): ok and error are final and idempotent, unknown is settled only by an
+ * Outcomes and resolutions (contract section 4): ok and error are final and idempotent, unknown is settled only by an
  * operator, and outcomes are accepted whatever the session's state but only from the owning token.
  */
 class OutcomeHttpTest extends SharedLedgerTest {

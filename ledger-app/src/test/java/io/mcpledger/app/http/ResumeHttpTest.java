@@ -21,7 +21,7 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The resume table of spec section 4, row by row and in its first-match-wins order, and what a resume does to
+ * The resume table of contract section 4, row by row and in its first-match-wins order, and what a resume does to
  * authority and to calls left without an outcome. Tests share one ledger (each with its own client) unless they
  * change the policy, restart, or let the reaper run.
  */

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The ledger's live heap depends on its live state, not on its history (spec section 13): the real jar, with a small
+ * The ledger's live heap depends on its live state, not on its history (contract section 13): the real jar, with a small
  * heap, serves calls with outcomes on a fixed set of sessions, and the heap left after a full collection once the log
  * holds many receipts is no larger than it was at a quarter of them. The caches are made small ({@code --cache-sessions},
  * {@code --cache-calls}, {@code --cache-tiles}, {@code --store-cache-mb}), so that they are full before the first

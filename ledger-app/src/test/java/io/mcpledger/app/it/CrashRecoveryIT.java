@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code kill -9} again and again in the middle of concurrent admissions on a grown state (spec sections 11 and 13):
+ * {@code kill -9} again and again in the middle of concurrent admissions on a grown state (contract sections 11 and 13):
  * after every restart on the same state each receipt that was ever answered with a 2xx is served byte for byte, no
  * {@code seq} was answered twice with different receipts, no session went back, and each session's chain links.
  *

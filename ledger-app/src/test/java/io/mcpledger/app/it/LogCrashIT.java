@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code kill -9} between append and integration (spec sections 8 and 11): receipts committed and answered, with their
+ * {@code kill -9} between append and integration (contract sections 8 and 11): receipts committed and answered, with their
  * log index, but not yet in any checkpoint. After a restart every one keeps its index, is integrated, and its
  * inclusion proof verifies; the root recomputed from the served entries is the checkpoint's.
  */

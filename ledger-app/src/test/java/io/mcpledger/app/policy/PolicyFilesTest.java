@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class PolicyFilesTest {
-    /** The policy of shared/spec/vectors/ledger-vectors.json ("policy"), whose hash that file states. */
+    /** The policy of the contract's test vectors (vectors/ledger-vectors.json) ("policy"), whose hash that file states. */
     private static final String VECTOR_HASH = "b699457d17a540e795d3a0599378174fde1c8c19d5d7e1e3a3f3b437b4673809";
     private static final String VECTOR_YAML = """
             capabilities:

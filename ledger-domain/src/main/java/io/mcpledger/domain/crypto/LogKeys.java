@@ -6,7 +6,7 @@ import java.util.Base64;
 
 /**
  * C2SP signed-note names for an Ed25519 key: the key hash ({@code keyId}), the verifier key line, and
- * the default origin of spec section 2.
+ * the default origin of contract section 2.
  */
 public final class LogKeys {
     /** The C2SP signature type byte for Ed25519. */

@@ -19,7 +19,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 
-/** What the log says about one call (spec section 10), shared by the HTTP endpoint and the offline verifier. */
+/** What the log says about one call (contract section 10), shared by the HTTP endpoint and the offline verifier. */
 public final class Investigation {
     private final Verdict verdict;
     private final String session;

@@ -6,7 +6,7 @@ import io.mcpledger.domain.receipt.Timestamps;
 import io.mcpledger.domain.session.SessionState;
 import java.time.Duration;
 
-/** The session object {@code S} of spec section 4, rendered from a session's state. */
+/** The session object {@code S} of contract section 4, rendered from a session's state. */
 public final class SessionView {
     private SessionView() {
     }

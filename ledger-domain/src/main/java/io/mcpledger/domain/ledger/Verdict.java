@@ -1,6 +1,6 @@
 package io.mcpledger.domain.ledger;
 
-/** What the log says became of one call (spec section 10), with its wire name. */
+/** What the log says became of one call (contract section 10), with its wire name. */
 public enum Verdict {
     COMPLETED_OK("completed_ok"),
     COMPLETED_ERROR("completed_error"),

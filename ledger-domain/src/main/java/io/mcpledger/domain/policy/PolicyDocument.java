@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A validated policy (spec section 5): named capabilities, each a list of tool rules. The capability
+ * A validated policy (contract section 5): named capabilities, each a list of tool rules. The capability
  * named after a principal applies to it; every other principal gets {@code default}. The hash is the
  * SHA-256 of the policy's JCS form.
  */

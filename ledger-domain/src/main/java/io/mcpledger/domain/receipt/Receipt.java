@@ -99,7 +99,7 @@ public final class Receipt {
     }
 
     /**
-     * Reads one log line: it must be a JSON object in JCS form with exactly the fields of spec section 6,
+     * Reads one log line: it must be a JSON object in JCS form with exactly the fields of contract section 6,
      * no nulls and no fractional numbers. The signature is not checked here (see {@link ReceiptVerifier}).
      */
     public static Receipt parse(String line) throws InvalidReceiptException {
@@ -315,7 +315,7 @@ public final class Receipt {
         return new Receipt(line, json, kind, at);
     }
 
-    /** Receipt ids are at most this long (spec section 6). */
+    /** Receipt ids are at most this long (contract section 6). */
     static final int MAX_ID_LENGTH = 128;
 
     /** The largest integer JCS (IEEE-754 doubles) represents exactly. */

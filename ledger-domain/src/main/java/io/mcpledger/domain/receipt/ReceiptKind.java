@@ -2,7 +2,7 @@ package io.mcpledger.domain.receipt;
 
 import java.util.Optional;
 
-/** The kinds of receipt of spec section 6, with their wire names. */
+/** The kinds of receipt of contract section 6, with their wire names. */
 public enum ReceiptKind {
     SESSION_INITIALIZED("session.initialized", true),
     SESSION_RESUMED("session.resumed", true),

@@ -4,7 +4,7 @@ import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.LedgerException;
 import java.util.List;
 
-/** The MCP protocol versions the ledger accepts (spec section 4). */
+/** The MCP protocol versions the ledger accepts (contract section 4). */
 public final class ProtocolVersions {
     public static final List<String> SUPPORTED = List.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25");
     /** What a resume without a version means. */

@@ -5,7 +5,7 @@ import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.receipt.Timestamps;
 import java.time.Instant;
 
-/** Why a call was refused: a reason code and the exact message of spec section 4. */
+/** Why a call was refused: a reason code and the exact message of contract section 4. */
 public record Reason(String code, String message) {
     public static final String SESSION_EXPIRED_MESSAGE = "MCP session expired and must be re-initialized";
 

@@ -28,7 +28,7 @@ import org.axonframework.modelling.command.AggregateIdentifier;
 import org.axonframework.modelling.command.CreationPolicy;
 
 /**
- * One MCP session: every rule of spec section 4 is decided here, and every decision that appends is a
+ * One MCP session: every rule of contract section 4 is decided here, and every decision that appends is a
  * signed receipt carried by the event. Handlers decide and throw ({@link LedgerException}: nothing
  * appended) or apply events; the sourcing handler only folds the receipt with {@link SessionFold}.
  * Time comes from the command, never from a clock.

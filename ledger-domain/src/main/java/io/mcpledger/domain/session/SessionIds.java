@@ -8,7 +8,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Session ids {@code mcp-<r>-<t>} of spec section 4: {@code t} is the first 16 bytes of
+ * Session ids {@code mcp-<r>-<t>} of contract section 4: {@code t} is the first 16 bytes of
  * HMAC-SHA256(key = the client token's SHA-256, message = r). Whoever holds the token can check that an
  * id was issued to it; an id alone grants nothing.
  */

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Spec section 6 promises that stock tools verify receipts with {@code public-key.pem}; OpenSSL is the
+ * Contract section 6 promises that stock tools verify receipts with {@code public-key.pem}; OpenSSL is the
  * stock tool an auditor is most likely to have. Skipped where {@code openssl} is not on the PATH, unless
  * {@code LEDGER_TEST_INTEROP=required} (as {@code .ci/run} sets): then it fails, so that CI never passes without it.
  */

@@ -22,7 +22,7 @@ import java.util.List;
 import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 
-/** The investigation of one call (spec section 10), over receipts signed by the real session aggregate. */
+/** The investigation of one call (contract section 10), over receipts signed by the real session aggregate. */
 class InvestigationTest {
     /** The grants QUOTE_AND_DISCOUNT issues at T0 (ttl 300 s), as the session.initialized receipt carries them. */
     private static final String CAP_1 = "{\"grants\":["

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * Every RFC 6962/9162 proof vector of the transparency-dev {@code merkle} project (test resources
- * {@code vectors/merkle/}, a verbatim copy of the contract's {@code shared/spec/vectors/merkle}): each proof
+ * {@code vectors/merkle/}, a verbatim copy of the vectors published with the contract): each proof
  * verifies exactly when the vector says it should, and the proofs built from the RFC 6962 test tree are the
  * vectors' proofs.
  */

@@ -11,7 +11,7 @@ import org.axonframework.test.aggregate.FixtureConfiguration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Policy activation (spec section 5): appended when the hash changes, nothing when it is already active. */
+/** Policy activation (contract section 5): appended when the hash changes, nothing when it is already active. */
 class PolicyAggregateTest {
     private static final Instant T0 = Instant.parse("2026-11-30T06:59:00Z");
     private static final String QUOTE = "{\"capabilities\":{\"default\":{\"tools\":[{\"operations\":[\"invoke\"],"

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * How the ledger ties sessions and receipts to a client token it only knows by SHA-256: session ids
- * (spec section 4) and tokenRef (spec section 6), against the contract vectors.
+ * (contract section 4) and tokenRef (contract section 6), against the contract vectors.
  */
 class ClientTokenBindingTest {
     private static final JsonNode VECTOR = LedgerVectors.sessionId();

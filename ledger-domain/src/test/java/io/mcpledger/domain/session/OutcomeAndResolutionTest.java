@@ -9,7 +9,7 @@ import io.mcpledger.domain.receipt.ReceiptKind;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** Outcomes (edge) and resolutions (operator) of spec section 4. */
+/** Outcomes (edge) and resolutions (operator) of contract section 4. */
 class OutcomeAndResolutionTest extends SessionFixture {
     private static final Duration MIN_1 = Duration.ofMinutes(1);
     private static final Duration MIN_2 = Duration.ofMinutes(2);

@@ -8,7 +8,7 @@ import io.mcpledger.domain.receipt.ReceiptKind;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The admission table of spec section 4: session-level checks, then first match wins. */
+/** The admission table of contract section 4: session-level checks, then first match wins. */
 class RequestCallTest extends SessionFixture {
     private static final Duration MIN_1 = Duration.ofMinutes(1);
     private static final Duration MIN_2 = Duration.ofMinutes(2);

@@ -10,7 +10,7 @@ import java.time.Duration;
 import org.axonframework.modelling.command.AggregateNotFoundException;
 import org.junit.jupiter.api.Test;
 
-/** The resume table of spec section 4, row by row, first match wins. */
+/** The resume table of contract section 4, row by row, first match wins. */
 class ResumeSessionTest extends SessionFixture {
 
     @Test

@@ -8,7 +8,7 @@ import io.mcpledger.domain.receipt.ReceiptKind;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** Initialize, DELETE, idle expiry and capability revocation (spec section 4). */
+/** Initialize, DELETE, idle expiry and capability revocation (contract section 4). */
 class SessionLifecycleTest extends SessionFixture {
     private static final Duration MIN_1 = Duration.ofMinutes(1);
     private static final Duration MIN_2 = Duration.ofMinutes(2);

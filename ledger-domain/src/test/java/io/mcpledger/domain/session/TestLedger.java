@@ -34,7 +34,7 @@ import org.hamcrest.Matcher;
 
 /** Shared setup for aggregate tests: a test key, counter ids, a settable authority and handy commands. */
 public final class TestLedger {
-    /** The TEST key seed of shared/spec/vectors/ledger-vectors.json. */
+    /** The TEST key seed of the contract's test vectors (vectors/ledger-vectors.json). */
     public static final byte[] SEED = Hex.decode("0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20");
     public static final String ORIGIN = "ledger.example/test";
     static final Instant T0 = Instant.parse("2026-11-30T07:00:00.000Z");
