@@ -77,13 +77,7 @@ public final class Investigation {
         // A receipt's body is parsed from its line on every read: read each decision's body once.
         JsonNode asked = decision.body();
         List<Receipt> timeline = sessionReceipts.stream().filter(r -> requestId.equals(r.request())).toList();
-        List<LaterCall> later = new ArrayList<>();
-        for (CallRecord other : calls.all()) {
-            if (other.decision().seq() > decision.seq() && sameToolAndArguments(other.decision().body(), asked)) {
-                later.add(new LaterCall(other, verdictOf(other, current)));
-            }
-        }
-        later.sort(Comparator.comparingLong(c -> c.call().decision().seq()));
+        List<LaterCall> later = laterCalls(calls, decision, asked, current);
         return new Investigation(verdictOf(call, current), state.id(), requestId, timeline,
                 issuedCapability(sessionReceipts, decision.seq(), text(asked, "capability")), text(asked, "policy"), later,
                 call.resolutionReceipt());
@@ -112,16 +106,26 @@ public final class Investigation {
         Receipt decision = call.decision();
         JsonNode asked = decision.body();
         List<Receipt> timeline = clientReceipts.stream().filter(r -> requestId.equals(r.request())).toList();
-        List<LaterCall> later = new ArrayList<>();
-        for (CallRecord other : calls.all()) {
-            if (other.decision().seq() > decision.seq() && sameToolAndArguments(other.decision().body(), asked)) {
-                later.add(new LaterCall(other, verdictOf(other, other.incarnation())));
-            }
-        }
-        later.sort(Comparator.comparingLong(c -> c.call().decision().seq()));
+        List<LaterCall> later = laterCalls(calls, decision, asked, null);
         JsonNode grant = asked.get("grant");
         return new Investigation(verdictOf(call, call.incarnation()), null, state.tokenRef(), requestId, timeline, null,
                 grant == null ? null : grant.deepCopy(), text(asked, "policy"), later, call.resolutionReceipt());
+    }
+
+    /**
+     * The stream's decisions after {@code decision} with the same tool and arguments, in seq order, each with its
+     * verdict: a pending one is judged against the session's {@code current} incarnation, or, in a client stream
+     * ({@code current} null), stays pending until an edge's new incarnation records its outcome.
+     */
+    private static List<LaterCall> laterCalls(CallRecords calls, Receipt decision, JsonNode asked, String current) {
+        List<LaterCall> later = new ArrayList<>();
+        for (CallRecord other : calls.all()) {
+            if (other.decision().seq() > decision.seq() && sameToolAndArguments(other.decision().body(), asked)) {
+                later.add(new LaterCall(other, verdictOf(other, current == null ? other.incarnation() : current)));
+            }
+        }
+        later.sort(Comparator.comparingLong(c -> c.call().decision().seq()));
+        return later;
     }
 
     /** The not_found answer when no session used requestId (session may be null). */

@@ -32,12 +32,7 @@ public final class SessionView {
         capability.put("id", s.capability().id());
         capability.put("revoked", s.capabilityRevoked());
         capability.set("grants", s.capability().grantsJson());
-        ObjectNode calls = node.putObject("calls");
-        calls.put("admitted", s.admitted());
-        calls.put("refused", s.refused());
-        calls.put("completed", s.completed());
-        calls.put("unknown", s.unknown());
-        calls.put("pending", s.pending());
+        node.set("calls", s.callsJson());
         node.put("seq", s.seq());
         node.put("head", s.head());
         return node;

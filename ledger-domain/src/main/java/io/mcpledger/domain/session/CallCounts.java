@@ -1,15 +1,50 @@
 package io.mcpledger.domain.session;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mcpledger.domain.receipt.Canonical;
+
 /**
  * What a stream (a session, or a client stream) counts of its calls, changed only by {@link CallFold}: the contract's
- * {@code calls {admitted, refused, completed, unknown, pending}}.
+ * {@code calls {admitted, refused, completed, unknown, pending}}. Readers see the counts; only this package changes
+ * them.
  */
-abstract class CallCounts {
+public abstract class CallCounts {
     long admitted;
     long refused;
     long completed;
     long unknown;
     long pending;
+
+    public long admitted() {
+        return admitted;
+    }
+
+    public long refused() {
+        return refused;
+    }
+
+    public long completed() {
+        return completed;
+    }
+
+    public long unknown() {
+        return unknown;
+    }
+
+    public long pending() {
+        return pending;
+    }
+
+    /** The contract's {@code calls} object: {@code {admitted, refused, completed, unknown, pending}}. */
+    public ObjectNode callsJson() {
+        ObjectNode calls = Canonical.JSON.createObjectNode();
+        calls.put("admitted", admitted);
+        calls.put("refused", refused);
+        calls.put("completed", completed);
+        calls.put("unknown", unknown);
+        calls.put("pending", pending);
+        return calls;
+    }
 
     void admit() {
         admitted++;

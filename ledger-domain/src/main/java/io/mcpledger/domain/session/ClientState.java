@@ -36,26 +36,6 @@ public final class ClientState extends CallCounts {
         return principal;
     }
 
-    public long admitted() {
-        return admitted;
-    }
-
-    public long refused() {
-        return refused;
-    }
-
-    public long completed() {
-        return completed;
-    }
-
-    public long unknown() {
-        return unknown;
-    }
-
-    public long pending() {
-        return pending;
-    }
-
     /** The seq of the stream's last receipt. */
     public long seq() {
         return seq;
@@ -71,12 +51,7 @@ public final class ClientState extends CallCounts {
         ObjectNode node = Canonical.JSON.createObjectNode();
         node.put("tokenRef", tokenRef);
         node.put("principal", principal);
-        ObjectNode calls = node.putObject("calls");
-        calls.put("admitted", admitted);
-        calls.put("refused", refused);
-        calls.put("completed", completed);
-        calls.put("unknown", unknown);
-        calls.put("pending", pending);
+        node.set("calls", callsJson());
         node.put("seq", seq);
         node.put("head", head);
         return node;

@@ -144,26 +144,6 @@ public final class SessionState extends CallCounts {
         return edge == null ? null : edge.incarnation();
     }
 
-    public long admitted() {
-        return admitted;
-    }
-
-    public long refused() {
-        return refused;
-    }
-
-    public long completed() {
-        return completed;
-    }
-
-    public long unknown() {
-        return unknown;
-    }
-
-    public long pending() {
-        return pending;
-    }
-
     /** The number of receipts in the session. */
     public long seq() {
         return seq;

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.mcpledger.domain.receipt.LedgerVectors;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.receipt.ReceiptSigner;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,8 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code LEDGER_TEST_INTEROP=required} (as {@code .ci/run} sets): then it fails, so that CI never passes without it.
  */
 class OpenSslInteropTest {
-    /** The environment variable that makes a missing tool a failure instead of a skip. */
-    static final String REQUIRED = "LEDGER_TEST_INTEROP";
     private static final long TIMEOUT_SECONDS = 30;
 
     @TempDir
@@ -37,16 +33,10 @@ class OpenSslInteropTest {
 
     @BeforeAll
     static void requireOpenSsl() {
-        if (onPath("openssl")) {
-            return;
+        if (!ExternalTools.onPath("openssl")) {
+            ExternalTools.requireOrSkip("OpenSSL's check", "openssl is not on the PATH (Debian package openssl)",
+                    "install OpenSSL 3 to run it");
         }
-        if ("required".equals(System.getenv(REQUIRED))) {
-            throw new IllegalStateException("OpenSSL's check is required here (" + REQUIRED + "=required) but openssl"
-                    + " is not on the PATH (Debian package openssl)");
-        }
-        String skipped = "OpenSSL interop tests skipped: openssl is not on the PATH; install OpenSSL 3 to run them";
-        System.err.println(skipped);
-        Assumptions.abort(skipped);
     }
 
     @Test
@@ -152,18 +142,5 @@ class OpenSslInteropTest {
         }
         return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
                 Files.readString(err, StandardCharsets.UTF_8));
-    }
-
-    private static boolean onPath(String program) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return false;
-        }
-        for (String entry : path.split(File.pathSeparator)) {
-            if (!entry.isEmpty() && Files.isExecutable(Path.of(entry, program))) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -2,17 +2,16 @@ package io.mcpledger.domain.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mcpledger.domain.crypto.ExternalTools;
 import io.mcpledger.domain.crypto.LogKeys;
 import io.mcpledger.domain.crypto.SigningKey;
 import io.mcpledger.domain.receipt.LedgerVectors;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,8 +26,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code LEDGER_TEST_INTEROP=required} (as {@code .ci/run} sets): then it fails, so that CI never passes without it.
  */
 class GoNoteInteropTest {
-    /** The environment variable that makes a missing tool a failure instead of a skip. */
-    static final String REQUIRED = "LEDGER_TEST_INTEROP";
     private static final Path GOPATH = Path.of("/usr/share/gocode");
     private static final Path NOTE_PACKAGE = GOPATH.resolve("src/golang.org/x/mod/sumdb/note");
     private static final Path SOURCE = Path.of(System.getProperty("basedir", "."), "src/test/go/noteopen/main.go");
@@ -50,7 +47,7 @@ class GoNoteInteropTest {
 
     @BeforeAll
     static void buildNoteopen() throws Exception {
-        requireOrSkip(onPath("go"), "go is not on the PATH (Debian package golang-go)");
+        requireOrSkip(ExternalTools.onPath("go"), "go is not on the PATH (Debian package golang-go)");
         requireOrSkip(Files.isRegularFile(NOTE_PACKAGE.resolve("note.go")),
                 "Go's note package is not in " + NOTE_PACKAGE + " (Debian package golang-golang-x-mod-dev)");
         noteopen = work.resolve("noteopen");
@@ -187,30 +184,10 @@ class GoNoteInteropTest {
                 Files.readString(err, StandardCharsets.UTF_8));
     }
 
-    /** Fails where the interop checks are required ({@value #REQUIRED}=required), else skips the class. */
     private static void requireOrSkip(boolean present, String why) {
-        if (present) {
-            return;
+        if (!present) {
+            ExternalTools.requireOrSkip("Go's note check", why, "install golang-go and golang-golang-x-mod-dev to run"
+                    + " it");
         }
-        if ("required".equals(System.getenv(REQUIRED))) {
-            throw new IllegalStateException("Go's note check is required here (" + REQUIRED + "=required) but " + why);
-        }
-        String skipped = "Go note interop tests skipped: " + why + "; install golang-go and golang-golang-x-mod-dev"
-                + " to run them";
-        System.err.println(skipped);
-        Assumptions.abort(skipped);
-    }
-
-    private static boolean onPath(String program) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return false;
-        }
-        for (String entry : path.split(File.pathSeparator)) {
-            if (!entry.isEmpty() && Files.isExecutable(Path.of(entry, program))) {
-                return true;
-            }
-        }
-        return false;
     }
 }
