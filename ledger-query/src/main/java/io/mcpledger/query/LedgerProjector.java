@@ -766,8 +766,8 @@ public final class LedgerProjector implements Authority, SessionHistory {
 
     /**
      * A page of sessions by id, after {@code after}; only those of the client token whose SHA-256 is {@code tokenRef}
-     * when it is not null (what an edge may list, contract section 4). Without a {@code state} filter and with a
-     * token, the stored sessions are read a thousand at a time until the page is full.
+     * when it is not null (what an edge may list, contract section 4). Without a {@code state} filter the page is read
+     * from the store, a client's through its index of sessions by token.
      */
     public SessionPage sessions(boolean activeOnly, String after, int limit, String tokenRef) {
         List<SessionState> states = new ArrayList<>();
@@ -783,20 +783,9 @@ public final class LedgerProjector implements Authority, SessionHistory {
             }
         } else {
             flush();
-            String from = after;
-            while (states.size() <= limit) {
-                int batch = tokenRef == null ? limit + 1 : 1_000;
-                List<StoredSession> read = store.sessions(from, batch);
-                for (StoredSession s : read) {
-                    if ((tokenRef == null || tokenRef.equals(s.state().tokenRef())) && states.size() <= limit) {
-                        states.add(s.state());
-                    }
-                }
-                if (read.size() < batch || tokenRef == null) {
-                    break;
-                }
-                from = read.get(read.size() - 1).state().id();
-            }
+            List<StoredSession> read = tokenRef == null ? store.sessions(after, limit + 1)
+                    : store.sessionsOf(tokenRef, after, limit + 1);
+            read.forEach(s -> states.add(s.state()));
         }
         List<ObjectNode> page = new ArrayList<>();
         String next = null;

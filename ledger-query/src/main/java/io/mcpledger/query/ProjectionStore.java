@@ -67,6 +67,12 @@ public interface ProjectionStore {
     /** Up to {@code limit} sessions with ids after {@code after} (null: from the first), in id order. */
     List<StoredSession> sessions(String after, int limit);
 
+    /**
+     * The same, only the sessions issued to the client token whose SHA-256 is {@code tokenRef}: what an edge lists
+     * (contract section 4), read through an index rather than by scanning every session.
+     */
+    List<StoredSession> sessionsOf(String tokenRef, String after, int limit);
+
     /** Every session's {@code SessionStateJson.view} in id order, without holding them all. */
     void forEachSessionView(Consumer<byte[]> consumer);
 

@@ -100,6 +100,21 @@ final class MemoryProjectionStore implements ProjectionStore {
     }
 
     @Override
+    public synchronized List<StoredSession> sessionsOf(String tokenRef, String after, int limit) {
+        List<StoredSession> page = new ArrayList<>();
+        for (Row row : (after == null ? sessions : sessions.tailMap(after, false)).values()) {
+            if (page.size() == limit) {
+                break;
+            }
+            StoredSession s = stored(row);
+            if (tokenRef.equals(s.state().tokenRef())) {
+                page.add(s);
+            }
+        }
+        return page;
+    }
+
+    @Override
     public synchronized void forEachSessionView(Consumer<byte[]> consumer) {
         sessions.values().forEach(row -> consumer.accept(row.view()));
     }

@@ -73,6 +73,10 @@ public final class SqlProjectionStore implements ProjectionStore {
                     + " id " + text + " NOT NULL, active BOOLEAN NOT NULL, head_position BIGINT NOT NULL,"
                     + " view " + bytes + " NOT NULL, extra " + bytes + " NOT NULL)");
             s.execute("CREATE UNIQUE INDEX IF NOT EXISTS session_state_id ON session_state (id)");
+            // The client token a session was issued to, so an edge lists its own client's sessions by index. Stores
+            // from before it get the column here, filled from each row's extra document.
+            s.execute("ALTER TABLE session_state ADD COLUMN IF NOT EXISTS token_ref " + dialect.text(64));
+            s.execute("CREATE INDEX IF NOT EXISTS session_state_token ON session_state (token_ref, id)");
             s.execute("CREATE INDEX IF NOT EXISTS session_state_active ON session_state (active)");
             s.execute("CREATE TABLE IF NOT EXISTS call_state (decision BIGINT PRIMARY KEY,"
                     + " session_key BIGINT NOT NULL, request_id " + text + " NOT NULL, status "
@@ -86,6 +90,31 @@ public final class SqlProjectionStore implements ProjectionStore {
                     + " session_id " + text + " NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS revoked_principal (token_ref " + dialect.text(64) + " PRIMARY KEY,"
                     + " position BIGINT NOT NULL)");
+        }
+        fillTokenRefs(c);
+    }
+
+    /** Gives every session row stored before the {@code token_ref} column its token, a thousand rows at a time. */
+    private static void fillTokenRefs(Connection c) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement("SELECT session_key, extra FROM session_state"
+                + " WHERE token_ref IS NULL ORDER BY session_key LIMIT 1000");
+             PreparedStatement update = c.prepareStatement("UPDATE session_state SET token_ref = ?"
+                     + " WHERE session_key = ?")) {
+            while (true) {
+                int rows = 0;
+                try (ResultSet r = select.executeQuery()) {
+                    while (r.next()) {
+                        update.setString(1, SessionStateJson.tokenRef(r.getBytes(2)));
+                        update.setLong(2, r.getLong(1));
+                        update.addBatch();
+                        rows++;
+                    }
+                }
+                if (rows == 0) {
+                    return;
+                }
+                update.executeBatch();
+            }
         }
     }
 
@@ -240,6 +269,28 @@ public final class SqlProjectionStore implements ProjectionStore {
         });
     }
 
+    @Override
+    public List<StoredSession> sessionsOf(String tokenRef, String after, int limit) {
+        return query("list a client's sessions", c -> {
+            List<StoredSession> sessions = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement("SELECT " + SESSION_COLUMNS + " FROM session_state"
+                    + " WHERE token_ref = ?" + (after == null ? "" : " AND id > ?") + " ORDER BY id LIMIT ?")) {
+                int i = 1;
+                s.setString(i++, tokenRef);
+                if (after != null) {
+                    s.setString(i++, after);
+                }
+                s.setInt(i, limit);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        sessions.add(session(r));
+                    }
+                }
+            }
+            return sessions;
+        });
+    }
+
     /** Pages through the sessions by id, a thousand at a time, so that no result holds them all. */
     @Override
     public void forEachSessionView(Consumer<byte[]> consumer) {
@@ -325,7 +376,7 @@ public final class SqlProjectionStore implements ProjectionStore {
         List<StoredSession> sorted = new ArrayList<>(sessions);
         sorted.sort(Comparator.comparingLong(StoredSession::key));
         try (PreparedStatement insert = c.prepareStatement("INSERT INTO session_state (active, head_position, view,"
-                + " extra, session_key, id) VALUES (?, ?, ?, ?, ?, ?)");
+                + " extra, session_key, id, token_ref) VALUES (?, ?, ?, ?, ?, ?, ?)");
              PreparedStatement update = c.prepareStatement("UPDATE session_state SET active = ?, head_position = ?,"
                      + " view = ?, extra = ? WHERE session_key = ?")) {
             List<StoredSession> updated = new ArrayList<>();
@@ -339,6 +390,7 @@ public final class SqlProjectionStore implements ProjectionStore {
                 s.setLong(5, session.key());
                 if (isNew) {
                     s.setString(6, session.state().id());
+                    s.setString(7, session.state().tokenRef());
                 } else {
                     updated.add(session);
                 }

@@ -14,6 +14,11 @@ import io.mcpledger.query.ProjectionStore.Flush;
 import io.mcpledger.query.ProjectionStore.Meta;
 import io.mcpledger.query.ProjectionStore.StoredCall;
 import io.mcpledger.query.ProjectionStore.StoredSession;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -139,5 +144,52 @@ class SqlProjectionStoreTest {
     private static Flush flush(long position, StoredCall... calls) {
         return new Flush(new Meta(position, -1, 0), List.of(), List.of(calls), List.of(), List.of(), Map.of(),
                 Map.of());
+    }
+
+    /**
+     * A store from before the {@code token_ref} column (version 2 of the layout without it) gets the column, filled
+     * from each row's extra document, when the ledger next opens it; an edge's listing then reads through its index.
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void sessionsStoredBeforeTheTokenColumnGetTheirTokenAndAreListedByIt(Kind kind) throws Exception {
+        String alice = "aa".repeat(32);
+        String bob = "bb".repeat(32);
+        DataSource database = databases.create(kind, 2);
+        try (Connection c = database.getConnection()) {
+            try (Statement s = c.createStatement()) {
+                String bytes = SqlDialect.of(c).bytes();
+                s.execute("CREATE TABLE session_state (session_key BIGINT PRIMARY KEY, id VARCHAR(256) NOT NULL,"
+                        + " active BOOLEAN NOT NULL, head_position BIGINT NOT NULL, view " + bytes + " NOT NULL,"
+                        + " extra " + bytes + " NOT NULL)");
+            }
+            try (PreparedStatement insert = c.prepareStatement("INSERT INTO session_state VALUES (?, ?, TRUE, ?, ?, ?)")) {
+                for (int i = 1; i <= 1_500; i++) {
+                    insert.setLong(1, i);
+                    insert.setString(2, String.format("mcp-%04d", i));
+                    insert.setLong(3, i);
+                    insert.setBytes(4, "{}".getBytes(StandardCharsets.UTF_8));
+                    insert.setBytes(5, ("{\"tokenRef\":\"" + (i % 3 == 0 ? alice : bob) + "\"}")
+                            .getBytes(StandardCharsets.UTF_8));
+                    insert.addBatch();
+                }
+                insert.executeBatch();
+            }
+            c.commit();
+        }
+        for (int start = 0; start < 2; start++) { // as every start of the ledger does; the second changes nothing
+            try (Connection c = database.getConnection()) {
+                SqlProjectionStore.create(c);
+                c.commit();
+            }
+        }
+
+        try (Connection c = database.getConnection();
+             Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT COUNT(*), COUNT(token_ref), SUM(CASE WHEN token_ref = '" + alice
+                     + "' THEN 1 ELSE 0 END) FROM session_state")) {
+            assertThat(r.next()).isTrue();
+            assertThat(List.of(r.getLong(1), r.getLong(2), r.getLong(3))).containsExactly(1_500L, 1_500L, 500L);
+        }
     }
 }

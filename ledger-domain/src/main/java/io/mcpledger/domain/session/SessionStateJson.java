@@ -38,6 +38,11 @@ public final class SessionStateJson {
         return Canonical.jcsBytes(node);
     }
 
+    /** The tokenRef in what {@link #extra} wrote. */
+    public static String tokenRef(byte[] extra) {
+        return tree(extra).path("tokenRef").asText();
+    }
+
     /** Reads back what {@link #view} and {@link #extra} wrote. */
     public static SessionState read(byte[] view, byte[] extra) {
         JsonNode v = tree(view);
