@@ -250,33 +250,31 @@ public final class SqlProjectionStore implements ProjectionStore {
 
     @Override
     public List<StoredSession> sessions(String after, int limit) {
-        return query("list sessions", c -> {
-            List<StoredSession> sessions = new ArrayList<>();
-            try (PreparedStatement s = c.prepareStatement("SELECT " + SESSION_COLUMNS + " FROM session_state"
-                    + (after == null ? "" : " WHERE id > ?") + " ORDER BY id LIMIT ?")) {
-                int i = 1;
-                if (after != null) {
-                    s.setString(i++, after);
-                }
-                s.setInt(i, limit);
-                try (ResultSet r = s.executeQuery()) {
-                    while (r.next()) {
-                        sessions.add(session(r));
-                    }
-                }
-            }
-            return sessions;
-        });
+        return page("list sessions", null, after, limit);
     }
 
     @Override
     public List<StoredSession> sessionsOf(String tokenRef, String after, int limit) {
-        return query("list a client's sessions", c -> {
+        return page("list a client's sessions", tokenRef, after, limit);
+    }
+
+    /** Up to {@code limit} sessions by id after {@code after}; only {@code tokenRef}'s (by its index) when not null. */
+    private List<StoredSession> page(String what, String tokenRef, String after, int limit) {
+        return query(what, c -> {
             List<StoredSession> sessions = new ArrayList<>();
+            List<String> where = new ArrayList<>();
+            if (tokenRef != null) {
+                where.add("token_ref = ?");
+            }
+            if (after != null) {
+                where.add("id > ?");
+            }
             try (PreparedStatement s = c.prepareStatement("SELECT " + SESSION_COLUMNS + " FROM session_state"
-                    + " WHERE token_ref = ?" + (after == null ? "" : " AND id > ?") + " ORDER BY id LIMIT ?")) {
+                    + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where)) + " ORDER BY id LIMIT ?")) {
                 int i = 1;
-                s.setString(i++, tokenRef);
+                if (tokenRef != null) {
+                    s.setString(i++, tokenRef);
+                }
                 if (after != null) {
                     s.setString(i++, after);
                 }
