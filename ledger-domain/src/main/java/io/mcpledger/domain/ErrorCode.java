@@ -1,6 +1,6 @@
 package io.mcpledger.domain;
 
-/** The error codes of the contract (contract sections 3, 4, 5, 8, 11) with their HTTP status. */
+/** The error codes of the contract (contract sections 3, 4, 5, 8, 11, 15) with their HTTP status. */
 public enum ErrorCode {
     INVALID_JSON("invalid_json", 400),
     INVALID_REQUEST("invalid_request", 400),
@@ -12,6 +12,7 @@ public enum ErrorCode {
     SESSION_DELETED("session_deleted", 404),
     CALL_NOT_FOUND("call_not_found", 404),
     CAPABILITY_NOT_FOUND("capability_not_found", 404),
+    CLIENT_NOT_FOUND("client_not_found", 404),
     NO_POLICY("no_policy", 404),
     RECEIPT_NOT_FOUND("receipt_not_found", 404),
     REQUEST_ID_CONFLICT("request_id_conflict", 409),
@@ -19,6 +20,7 @@ public enum ErrorCode {
     OUTCOME_CONFLICT("outcome_conflict", 409),
     CALL_NOT_UNKNOWN("call_not_unknown", 409),
     NOT_INTEGRATED("not_integrated", 409),
+    PRINCIPAL_CONFLICT("principal_conflict", 409),
     SESSION_EXPIRED("session_expired", 410),
     PAYLOAD_TOO_LARGE("payload_too_large", 413),
     URI_TOO_LONG("uri_too_long", 414),

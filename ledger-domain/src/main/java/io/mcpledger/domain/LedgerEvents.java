@@ -10,6 +10,8 @@ import io.mcpledger.domain.session.CallOutcomeRecorded;
 import io.mcpledger.domain.session.CallRefused;
 import io.mcpledger.domain.session.CallResolved;
 import io.mcpledger.domain.session.CapabilityRevoked;
+import io.mcpledger.domain.session.ClientEvent;
+import io.mcpledger.domain.session.ClientStreams;
 import io.mcpledger.domain.session.SessionDeleted;
 import io.mcpledger.domain.session.SessionEvent;
 import io.mcpledger.domain.session.SessionExpired;
@@ -21,16 +23,20 @@ import io.mcpledger.domain.session.SessionResumed;
  * activation, the policy it activated), so the log stores receipts and the events are made again from them.
  */
 public final class LedgerEvents {
-    /** The aggregate types, as Axon names them, of the three kinds of stream. */
+    /** The aggregate types, as Axon names them, of the four kinds of stream. */
     public static final String SESSION = "SessionAggregate";
     public static final String POLICY = "PolicyAggregate";
     public static final String PRINCIPAL = "PrincipalAggregate";
+    public static final String CLIENT = "ClientAggregate";
 
     private LedgerEvents() {
     }
 
     /** The event a receipt is; {@code policy} is the activated policy for {@code policy.activated}, else ignored. */
     public static LedgerEvent of(Receipt r, PolicyDocument policy) {
+        if (r.client() != null) {
+            return new ClientEvent(r.client(), r);
+        }
         return switch (r.kind()) {
             case SESSION_INITIALIZED -> new SessionInitialized(r.session(), r);
             case SESSION_RESUMED -> new SessionResumed(r.session(), r);
@@ -57,6 +63,9 @@ public final class LedgerEvents {
         if (event instanceof SessionEvent s) {
             return s.sessionId();
         }
+        if (event instanceof ClientEvent c) {
+            return ClientStreams.stream(c.tokenRef());
+        }
         if (event instanceof PolicyActivated p) {
             return p.policyStream();
         }
@@ -70,6 +79,9 @@ public final class LedgerEvents {
     public static String aggregateType(LedgerEvent event) {
         if (event instanceof SessionEvent) {
             return SESSION;
+        }
+        if (event instanceof ClientEvent) {
+            return CLIENT;
         }
         return event instanceof PolicyActivated ? POLICY : PRINCIPAL;
     }

@@ -16,12 +16,12 @@ import io.mcpledger.domain.session.CallBook;
 import io.mcpledger.domain.session.CallRecord;
 import io.mcpledger.domain.session.CallStatus;
 import io.mcpledger.domain.session.ClientState;
-import io.mcpledger.domain.session.FoldException;
 import io.mcpledger.domain.session.SessionHistory;
 import io.mcpledger.domain.session.SessionState;
 import io.mcpledger.query.ProjectionStore.Flush;
 import io.mcpledger.query.ProjectionStore.Meta;
 import io.mcpledger.query.ProjectionStore.StoredCall;
+import io.mcpledger.query.ProjectionStore.StoredClient;
 import io.mcpledger.query.ProjectionStore.StoredSession;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,8 +52,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ledger's projections, all folded from receipts with {@link LedgerFold}: sessions, their calls, capability
- * owners, revoked principals and the active policy. It is the {@link Authority} admissions read and the
+ * The ledger's projections, all folded from receipts with {@link LedgerFold}: sessions, client streams (calls made
+ * without a session), their calls, capability owners, revoked principals and the active policy. It is the {@link Authority} admissions read and the
  * {@link SessionHistory} session aggregates are loaded from.
  *
  * <p><b>Memory.</b> The heap holds the authority (the active policy and every revoked principal), the ids and last
@@ -93,6 +93,8 @@ public final class LedgerProjector implements Authority, SessionHistory {
     private final ReentrantLock flushLock = new ReentrantLock();
 
     private final Overlay<String, StoredSession> sessions;
+    /** Client streams (contract section 15) by tokenRef. */
+    private final Overlay<String, StoredClient> clients;
     private final Overlay<CallKey, StoredCall> calls;
     private final Overlay<Long, PendingChange> pending = new Overlay<>(0);
     private final Overlay<String, String> owners = new Overlay<>(0);
@@ -134,6 +136,7 @@ public final class LedgerProjector implements Authority, SessionHistory {
         this.log = log;
         this.idleExpiry = idleExpiry;
         this.sessions = new Overlay<>(caches.sessions());
+        this.clients = new Overlay<>(caches.sessions());
         this.calls = new Overlay<>(caches.calls());
     }
 
@@ -394,7 +397,7 @@ public final class LedgerProjector implements Authority, SessionHistory {
         String[] policyHash = new String[1];
         Flush flush = write(() -> {
             if (problem != null || (position == flushedPosition && sessions.unflushed() == 0
-                    && calls.unflushed() == 0 && pending.unflushed() == 0)) {
+                    && clients.unflushed() == 0 && calls.unflushed() == 0 && pending.unflushed() == 0)) {
                 return null;
             }
             List<StoredCall> added = new ArrayList<>();
@@ -414,7 +417,8 @@ public final class LedgerProjector implements Authority, SessionHistory {
             revocations.startFlush();
             policyHash[0] = policy == null ? null : policy.hash();
             return new Flush(new Meta(position, policyPosition, policyActivations),
-                    sessions.startFlush(), calls.startFlush(), added, removed, newOwners, newRevocations);
+                    sessions.startFlush(), calls.startFlush(), added, removed, newOwners, newRevocations,
+                    clients.startFlush());
         });
         if (flush == null) {
             return;
@@ -428,6 +432,7 @@ public final class LedgerProjector implements Authority, SessionHistory {
         }
         write(() -> {
             sessions.flushed();
+            clients.flushed();
             // Only calls waiting for a receipt stay cached: a pending one's outcome, an unknown one's resolution. The
             // others are read again rarely, and caching the thousands a catch-up flushes, under the lock, took a
             // twentieth of its CPU.
@@ -443,7 +448,7 @@ public final class LedgerProjector implements Authority, SessionHistory {
 
     /** How many changes wait for a flush; the flusher flushes early when this grows. */
     public int unflushed() {
-        return read(() -> sessions.unflushed() + calls.unflushed() + pending.unflushed());
+        return read(() -> sessions.unflushed() + clients.unflushed() + calls.unflushed() + pending.unflushed());
     }
 
     // ---------------------------------------------------------------- the ledger state the fold changes
@@ -501,26 +506,31 @@ public final class LedgerProjector implements Authority, SessionHistory {
 
         @Override
         public ClientState client(String tokenRef) {
-            throw clientStreamsNotProjected();
+            StoredClient changed = clients.dirty(tokenRef);
+            if (changed != null) {
+                return changed.state();
+            }
+            StoredClient known = storedClient(tokenRef);
+            if (known == null) {
+                return null;
+            }
+            // As for sessions: change a copy, never what is cached or being flushed.
+            StoredClient copy = new StoredClient(known.key(), known.state().copy(), known.headPosition());
+            clients.put(tokenRef, copy);
+            return copy.state();
         }
 
         @Override
         public CallBook clientCalls(String tokenRef) {
-            throw clientStreamsNotProjected();
+            StoredClient c = clients.dirty(tokenRef);
+            return new ProjectedCalls(c == null ? folding : c.key());
         }
 
         @Override
         public void clientFolded(ClientState after, Receipt r) {
-            throw clientStreamsNotProjected();
-        }
-
-        /**
-         * This ledger appends no client stream yet (contract section 15 is planned), so its own log holds none; a log
-         * that does (another implementation's) is refused here rather than folded without its streams.
-         */
-        private FoldException clientStreamsNotProjected() {
-            return new FoldException("the log holds a client stream's receipt (a call made without a session), which"
-                    + " this ledger's projections do not store yet; ledger-verify replays such a log");
+            StoredClient before = clients.dirty(after.tokenRef());
+            long key = before == null ? folding : before.key();
+            clients.put(after.tokenRef(), new StoredClient(key, after, folding));
         }
 
         @Override
@@ -591,6 +601,18 @@ public final class LedgerProjector implements Authority, SessionHistory {
         }
     }
 
+    /** A client stream from memory or the store; under the write lock, what the store gives is cached. */
+    private StoredClient storedClient(String tokenRef) {
+        StoredClient c = clients.get(tokenRef);
+        if (c == null) {
+            c = store.client(tokenRef);
+            if (c != null) {
+                clients.cache(tokenRef, c);
+            }
+        }
+        return c;
+    }
+
     /** A session from memory or the store; under the write lock, what the store gives is cached. */
     private StoredSession storedSession(String id) {
         StoredSession s = sessions.get(id);
@@ -647,14 +669,22 @@ public final class LedgerProjector implements Authority, SessionHistory {
     @Override
     public CallRecord call(String sessionId, String requestId) {
         StoredSession s = session(sessionId, false);
-        if (s == null) {
-            return null;
-        }
-        CallKey key = new CallKey(s.key(), requestId);
+        return s == null ? null : call(s.key(), requestId);
+    }
+
+    @Override
+    public CallRecord clientCall(String tokenRef, String requestId) {
+        StoredClient c = client(tokenRef, false);
+        return c == null ? null : call(c.key(), requestId);
+    }
+
+    /** The call of the session or client stream keyed {@code streamKey}, with its receipts; null when there is none. */
+    private CallRecord call(long streamKey, String requestId) {
+        CallKey key = new CallKey(streamKey, requestId);
         long before = position;
         StoredCall call = read(() -> calls.get(key));
         if (call == null) {
-            call = store.call(s.key(), requestId);
+            call = store.call(streamKey, requestId);
             if (call != null) {
                 cacheIfNothingFolded(key, call, before);
             }
@@ -678,21 +708,29 @@ public final class LedgerProjector implements Authority, SessionHistory {
     @Override
     public List<CallRecord> pendingCalls(String sessionId) {
         StoredSession s = session(sessionId, false);
-        if (s == null) {
-            return List.of();
-        }
+        return s == null ? List.of() : pendingCalls(s.key());
+    }
+
+    @Override
+    public List<CallRecord> clientPendingCalls(String tokenRef) {
+        StoredClient c = client(tokenRef, false);
+        return c == null ? List.of() : pendingCalls(c.key());
+    }
+
+    /** The pending calls of the session or client stream keyed {@code streamKey}, in decision order. */
+    private List<CallRecord> pendingCalls(long streamKey) {
         // The changes in memory first, then the store: a flush between the two is then seen in one or the other.
         List<PendingChange> changes = new ArrayList<>();
         read(() -> {
             pending.forEachUnflushed((decision, change) -> {
-                if (change.call().sessionKey() == s.key()) {
+                if (change.call().sessionKey() == streamKey) {
                     changes.add(change);
                 }
             });
             return null;
         });
         TreeMap<Long, StoredCall> pendingCalls = new TreeMap<>();
-        for (StoredCall call : store.pendingCalls(s.key())) {
+        for (StoredCall call : store.pendingCalls(streamKey)) {
             pendingCalls.put(call.decision(), call);
         }
         for (PendingChange change : changes) {
@@ -751,6 +789,54 @@ public final class LedgerProjector implements Authority, SessionHistory {
                     : new StoredSession(known.key(), known.state().copy(), known.headPosition());
         });
         return s != null ? s : store.session(id);
+    }
+
+    /**
+     * A client stream with its key and head position, from memory or the store; {@code copy} gives a state the caller
+     * may change (the snapshot a client aggregate is loaded from).
+     */
+    public StoredClient client(String tokenRef, boolean copy) {
+        StoredClient c = read(() -> {
+            StoredClient known = clients.get(tokenRef);
+            return known == null || !copy ? known
+                    : new StoredClient(known.key(), known.state().copy(), known.headPosition());
+        });
+        return c != null ? c : store.client(tokenRef);
+    }
+
+    /** The client object C (contract section 15), or empty when the tokenRef has no client stream. */
+    public Optional<ObjectNode> clientView(String tokenRef) {
+        StoredClient c = client(tokenRef, false);
+        return c == null ? Optional.empty() : Optional.of(c.state().toJson());
+    }
+
+    /** The position of a client stream's latest receipt, or -1 when it has none. */
+    public long clientHeadPosition(String tokenRef) {
+        StoredClient c = client(tokenRef, false);
+        return c == null ? -1 : c.headPosition();
+    }
+
+    /** The tokenRefs of the client streams in which {@code requestId} has a decision, in order. */
+    public List<String> clientsWithRequest(String requestId) {
+        flush();
+        List<String> tokenRefs = new ArrayList<>();
+        for (long key : store.sessionsWithRequest(requestId)) {
+            String tokenRef = store.clientTokenRef(key);
+            if (tokenRef != null) {
+                tokenRefs.add(tokenRef);
+            }
+        }
+        tokenRefs.sort(Comparator.naturalOrder());
+        return tokenRefs;
+    }
+
+    /**
+     * The tokenRefs of the client streams with admitted calls that have no outcome, as of now: what an edge's new
+     * incarnation has to look through (contract section 15).
+     */
+    public List<String> clientsWithPendingCalls() {
+        flush();
+        return store.clientsWithPendingCalls();
     }
 
     /** The session object S, or empty when the id was never issued. */
@@ -861,6 +947,7 @@ public final class LedgerProjector implements Authority, SessionHistory {
             long at = read(() -> flushedPosition);
             String policyHash = read(() -> flushedPolicy);
             ProjectionDigest.Stream digest = new ProjectionDigest.Stream(policyHash);
+            store.forEachClientView(digest::clientView);
             revoked.entrySet().stream()
                     .filter(e -> e.getValue() < at)
                     .map(Map.Entry::getKey)

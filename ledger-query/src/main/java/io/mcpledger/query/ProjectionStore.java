@@ -1,6 +1,7 @@
 package io.mcpledger.query;
 
 import io.mcpledger.domain.session.CallStatus;
+import io.mcpledger.domain.session.ClientState;
 import io.mcpledger.domain.session.SessionState;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +26,14 @@ public interface ProjectionStore {
     }
 
     /**
-     * A call of a session: the positions of its decision, of its latest outcome and of its resolution (-1 when
+     * A client stream (contract section 15): its key (the log position of its first receipt), its state, and the
+     * position of its latest receipt. Its calls are stored as a session's, under this key.
+     */
+    record StoredClient(long key, ClientState state, long headPosition) {
+    }
+
+    /**
+     * A call of a session or a client stream: the positions of its decision, of its latest outcome and of its resolution (-1 when
      * there is none), and its status.
      */
     record StoredCall(long sessionKey, String requestId, long decision, CallStatus status, long outcome,
@@ -38,7 +46,13 @@ public interface ProjectionStore {
      */
     record Flush(Meta meta, List<StoredSession> sessions, List<StoredCall> calls,
                  List<StoredCall> pendingAdded, List<StoredCall> pendingRemoved, Map<String, String> capabilityOwners,
-                 Map<String, Long> revokedPrincipals) {
+                 Map<String, Long> revokedPrincipals, List<StoredClient> clients) {
+        /** A flush that changes no client stream. */
+        public Flush(Meta meta, List<StoredSession> sessions, List<StoredCall> calls, List<StoredCall> pendingAdded,
+                     List<StoredCall> pendingRemoved, Map<String, String> capabilityOwners,
+                     Map<String, Long> revokedPrincipals) {
+            this(meta, sessions, calls, pendingAdded, pendingRemoved, capabilityOwners, revokedPrincipals, List.of());
+        }
     }
 
     Meta meta();
@@ -48,12 +62,25 @@ public interface ProjectionStore {
     /** The id of the session with this key, or null. */
     String sessionId(long key);
 
+    /** The client stream of this tokenRef, or null. */
+    StoredClient client(String tokenRef);
+
+    /** The tokenRef of the client stream with this key, or null. */
+    String clientTokenRef(long key);
+
+    /** The tokenRefs of the client streams with calls pending at the last flush, in tokenRef order. */
+    List<String> clientsWithPendingCalls();
+
+    /** Every client stream's object C, as JCS bytes, in tokenRef order, without holding them all. */
+    void forEachClientView(Consumer<byte[]> consumer);
+
+    /** A call of the session or client stream with this key. */
     StoredCall call(long sessionKey, String requestId);
 
     /** The session's calls that were pending at the last flush, in decision order. */
     List<StoredCall> pendingCalls(long sessionKey);
 
-    /** The keys of the sessions with a call of this requestId. */
+    /** The keys of the sessions and client streams with a call of this requestId. */
     List<Long> sessionsWithRequest(String requestId);
 
     String capabilityOwner(String capabilityId);

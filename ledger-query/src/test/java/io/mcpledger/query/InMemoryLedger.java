@@ -6,6 +6,7 @@ import io.mcpledger.domain.crypto.SigningKey;
 import io.mcpledger.domain.policy.PolicyAggregate;
 import io.mcpledger.domain.principal.PrincipalAggregate;
 import io.mcpledger.domain.receipt.ReceiptSigner;
+import io.mcpledger.domain.session.ClientAggregate;
 import io.mcpledger.domain.session.LedgerContext;
 import io.mcpledger.domain.session.RandomIds;
 import io.mcpledger.domain.session.SessionAggregate;
@@ -49,6 +50,7 @@ final class InMemoryLedger implements AutoCloseable {
                 .configureAggregate(SessionAggregate.class)
                 .configureAggregate(PolicyAggregate.class)
                 .configureAggregate(PrincipalAggregate.class)
+                .configureAggregate(ClientAggregate.class)
                 .registerComponent(LedgerContext.class, c -> ctx);
         configurer.eventProcessing(ep -> ep.usingSubscribingEventProcessors()
                 .registerEventHandler(c -> new Appender()));

@@ -1,6 +1,11 @@
 package io.mcpledger.query;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.mcpledger.domain.receipt.Canonical;
+import io.mcpledger.domain.session.ClientState;
 import io.mcpledger.domain.session.SessionStateJson;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,6 +22,9 @@ final class MemoryProjectionStore implements ProjectionStore {
     private record Row(long key, String id, long head, byte[] view, byte[] extra) {
     }
 
+    private record ClientRow(long key, long head, byte[] view) {
+    }
+
     private Meta meta = Meta.EMPTY;
     private final NavigableMap<String, Row> sessions = new TreeMap<>();
     private final Map<Long, String> ids = new HashMap<>();
@@ -24,6 +32,8 @@ final class MemoryProjectionStore implements ProjectionStore {
     private final NavigableMap<Long, StoredCall> pending = new TreeMap<>();
     private final Map<String, String> owners = new HashMap<>();
     private final Map<String, Long> revoked = new HashMap<>();
+    /** Client streams by tokenRef, as the JCS bytes of C with their key and head. */
+    private final NavigableMap<String, ClientRow> clients = new TreeMap<>();
     int flushes;
 
     @Override
@@ -44,6 +54,38 @@ final class MemoryProjectionStore implements ProjectionStore {
     @Override
     public synchronized String sessionId(long key) {
         return ids.get(key);
+    }
+
+    @Override
+    public synchronized StoredClient client(String tokenRef) {
+        ClientRow row = clients.get(tokenRef);
+        return row == null ? null
+                : new StoredClient(row.key(), ClientState.fromJson(parse(row.view())), row.head());
+    }
+
+    @Override
+    public synchronized String clientTokenRef(long key) {
+        return clients.entrySet().stream().filter(e -> e.getValue().key() == key).map(Map.Entry::getKey)
+                .findFirst().orElse(null);
+    }
+
+    @Override
+    public synchronized List<String> clientsWithPendingCalls() {
+        return pending.values().stream().map(c -> clientTokenRef(c.sessionKey())).filter(t -> t != null).distinct()
+                .sorted().toList();
+    }
+
+    @Override
+    public synchronized void forEachClientView(Consumer<byte[]> consumer) {
+        clients.values().forEach(row -> consumer.accept(row.view()));
+    }
+
+    private static JsonNode parse(byte[] json) {
+        try {
+            return Canonical.parse(new String(json, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Override
@@ -148,6 +190,10 @@ final class MemoryProjectionStore implements ProjectionStore {
                         + " already has a decision at " + other.decision(), null);
             }
         }
+        for (StoredClient c : flush.clients()) {
+            clients.put(c.state().tokenRef(), new ClientRow(c.key(), c.headPosition(),
+                    Canonical.jcsBytes(c.state().toJson())));
+        }
         flush.calls().forEach(c -> calls.put(c.decision(), c));
         flush.pendingRemoved().forEach(c -> pending.remove(c.decision()));
         flush.pendingAdded().forEach(c -> pending.put(c.decision(), c));
@@ -167,6 +213,7 @@ final class MemoryProjectionStore implements ProjectionStore {
         copy.pending.putAll(pending);
         copy.owners.putAll(owners);
         copy.revoked.putAll(revoked);
+        copy.clients.putAll(clients);
         return copy;
     }
 
@@ -179,5 +226,6 @@ final class MemoryProjectionStore implements ProjectionStore {
         pending.clear();
         owners.clear();
         revoked.clear();
+        clients.clear();
     }
 }

@@ -40,7 +40,7 @@ final class LogCommand extends BundleCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  lines       each canonical, signed (keyId %s) and used once%n", trusted.keyId(origin));
             out.printf(Locale.ROOT, "  sessions    %,d, each chain linked from seq 1%n", result.sessions());
             if (result.clients() > 0) {
-                out.printf(Locale.ROOT, "  clients     %,d streams of calls without a session, each chain linked from seq"
+                out.printf(Locale.ROOT, "  clients     %,d, streams of calls without a session, each chain linked from seq"
                         + " 1%n", result.clients());
             }
             out.printf(Locale.ROOT, "  key         %s%n", trusted.source());

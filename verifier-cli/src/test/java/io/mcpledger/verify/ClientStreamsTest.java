@@ -52,7 +52,7 @@ class ClientStreamsTest {
 
         assertThat(run.exit()).as(run.out() + run.err()).isEqualTo(Exit.OK);
         assertThat(run.out()).contains("  sessions    1, each chain linked from seq 1\n"
-                + "  clients     2 streams of calls without a session, each chain linked from seq 1\n");
+                + "  clients     2, streams of calls without a session, each chain linked from seq 1\n");
         JsonNode json = Canonical.parse(log(mixed(), "--json").out());
         assertThat(json.path("sessions").asLong()).isEqualTo(1);
         assertThat(json.path("clients").asLong()).isEqualTo(2);

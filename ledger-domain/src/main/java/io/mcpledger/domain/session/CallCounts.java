@@ -1,5 +1,6 @@
 package io.mcpledger.domain.session;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.receipt.Canonical;
 
@@ -44,6 +45,15 @@ public abstract class CallCounts {
         calls.put("unknown", unknown);
         calls.put("pending", pending);
         return calls;
+    }
+
+    /** Reads the counts back from a {@code calls} object {@link #callsJson} wrote. */
+    void readCounts(JsonNode calls) {
+        admitted = calls.path("admitted").asLong();
+        refused = calls.path("refused").asLong();
+        completed = calls.path("completed").asLong();
+        unknown = calls.path("unknown").asLong();
+        pending = calls.path("pending").asLong();
     }
 
     void admit() {

@@ -26,12 +26,7 @@ public record Capability(String id, List<Grant> grants) {
     public ArrayNode grantsJson() {
         ArrayNode array = Canonical.JSON.createArrayNode();
         for (Grant g : grants) {
-            ObjectNode grant = array.addObject();
-            grant.put("server", g.server());
-            grant.put("tool", g.tool());
-            ArrayNode ops = grant.putArray("operations");
-            g.operations().forEach(ops::add);
-            grant.put("notAfter", Timestamps.format(g.notAfter()));
+            array.add(g.toJson());
         }
         return array;
     }

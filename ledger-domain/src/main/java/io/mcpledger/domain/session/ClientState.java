@@ -1,5 +1,6 @@
 package io.mcpledger.domain.session;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.receipt.Canonical;
 
@@ -44,6 +45,17 @@ public final class ClientState extends CallCounts {
     /** The hash of the stream's last receipt: the next one's {@code prev}. */
     public String head() {
         return head;
+    }
+
+    /** Reads back what {@link #toJson} wrote: the projections store a client stream as its object C. */
+    public static ClientState fromJson(JsonNode c) {
+        ClientState state = new ClientState(c.path("tokenRef").asText());
+        state.principal = c.path("principal").asText();
+        JsonNode calls = c.path("calls");
+        state.readCounts(calls);
+        state.seq = c.path("seq").asLong();
+        state.head = c.path("head").asText();
+        return state;
     }
 
     /** The client object {@code C}: {@code tokenRef, principal, calls {...}, seq, head}. */

@@ -2,7 +2,6 @@ package io.mcpledger.domain.session;
 
 import static org.axonframework.modelling.command.AggregateLifecycle.apply;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.ErrorCode;
 import io.mcpledger.domain.LedgerException;
@@ -88,13 +87,7 @@ public class SessionAggregate {
             body.set("edge", cmd.edge().toJson());
         }
         if (cmd.clientInfo() != null) {
-            ObjectNode info = body.putObject("clientInfo");
-            if (cmd.clientInfo().name() != null) {
-                info.put("name", cmd.clientInfo().name());
-            }
-            if (cmd.clientInfo().version() != null) {
-                info.put("version", cmd.clientInfo().version());
-            }
+            body.set("clientInfo", cmd.clientInfo().toJson());
         }
         Receipt receipt = sign(ctx, cmd.sessionId(), ReceiptKind.SESSION_INITIALIZED, cmd.at(), null, body);
         apply(new SessionInitialized(cmd.sessionId(), receipt));
@@ -162,50 +155,21 @@ public class SessionAggregate {
         requireOwner(cmd.clientTokenSha256());
         CallRecord call = admittedCall(cmd.requestId());
         expireIfIdle(ctx, cmd.at());
-        switch (call.outcome()) {
-            case PENDING -> {
-                ObjectNode body = Canonical.JSON.createObjectNode();
-                body.put("status", cmd.status());
-                if (cmd.resultSha256() != null) {
-                    body.put("resultSha256", cmd.resultSha256());
-                }
-                if (cmd.detail() != null) {
-                    body.put("detail", cmd.detail());
-                }
-                Receipt receipt = sign(ctx, sessionId, ReceiptKind.CALL_OUTCOME, cmd.at(), cmd.requestId(), body);
-                apply(new CallOutcomeRecorded(sessionId, receipt));
-                return new SessionAnswer(receipt, view(ctx));
-            }
-            case OK, ERROR -> {
-                JsonNode recorded = call.outcomeReceipt().body();
-                boolean same = recorded.path("status").asText().equals(cmd.status())
-                        && Objects.equals(textOrNull(recorded, "resultSha256"), cmd.resultSha256());
-                if (same) {
-                    return new SessionAnswer(call.outcomeReceipt(), view(ctx));
-                }
-                throw new LedgerException(ErrorCode.OUTCOME_CONFLICT, "request " + cmd.requestId()
-                        + " already has the final outcome " + recorded.path("status").asText()
-                        + (recorded.has("resultSha256") ? " with resultSha256 " + recorded.path("resultSha256").asText() : ""));
-            }
-            default -> throw new LedgerException(ErrorCode.OUTCOME_CONFLICT, "request " + cmd.requestId()
-                    + " has an unknown outcome; only an operator's resolution can settle it now");
+        ObjectNode body = CallChecks.outcome(call, cmd.status(), cmd.resultSha256(), cmd.detail());
+        if (body == null) {
+            return new SessionAnswer(call.outcomeReceipt(), view(ctx));
         }
+        Receipt receipt = sign(ctx, sessionId, ReceiptKind.CALL_OUTCOME, cmd.at(), cmd.requestId(), body);
+        apply(new CallOutcomeRecorded(sessionId, receipt));
+        return new SessionAnswer(receipt, view(ctx));
     }
 
     @CommandHandler
     public SessionAnswer handle(ResolveCall cmd, LedgerContext ctx) {
         calls.readFrom(ctx.history());
         CallRecord call = admittedCall(cmd.requestId());
-        if (call.outcome() != CallRecord.Outcome.UNKNOWN || call.resolution() != null) {
-            String where = call.resolution() != null ? "already resolved as " + call.resolution()
-                    : "its outcome is " + call.outcome().name().toLowerCase();
-            throw new LedgerException(ErrorCode.CALL_NOT_UNKNOWN,
-                    "request " + cmd.requestId() + " is not unknown: " + where);
-        }
+        ObjectNode body = CallChecks.resolution(call, cmd.status(), cmd.note());
         expireIfIdle(ctx, cmd.at());
-        ObjectNode body = Canonical.JSON.createObjectNode();
-        body.put("status", cmd.status());
-        body.put("note", cmd.note());
         Receipt receipt = sign(ctx, sessionId, ReceiptKind.CALL_RESOLVED, cmd.at(), cmd.requestId(), body);
         apply(new CallResolved(sessionId, receipt));
         return new SessionAnswer(receipt, view(ctx));
@@ -309,31 +273,16 @@ public class SessionAggregate {
         return null;
     }
 
-    private Answer repeat(CallRecord earlier, RequestCall cmd) {
-        JsonNode asked = earlier.decision().body();
-        boolean same = asked.path("server").asText().equals(cmd.server()) && asked.path("tool").asText().equals(cmd.tool())
-                && asked.path("operation").asText().equals(cmd.operation())
-                && asked.path("argumentsSha256").asText().equals(cmd.argumentsSha256());
-        if (!same) {
-            throw new LedgerException(ErrorCode.REQUEST_ID_CONFLICT, "requestId " + cmd.requestId()
-                    + " was already used in this session with a different server, tool, operation or argumentsSha256");
-        }
-        Receipt decision = earlier.decision();
-        String capabilityId = textOrNull(asked, "capability");
-        if (earlier.admitted()) {
-            return new CallAnswer(decision, null, capabilityId);
-        }
-        JsonNode reason = asked.path("reason");
-        return new CallAnswer(decision, new Reason(reason.path("code").asText(), reason.path("message").asText()),
-                capabilityId);
+    private static Answer repeat(CallRecord earlier, RequestCall cmd) {
+        return CallChecks.repeat(earlier, cmd.server(), cmd.tool(), cmd.operation(), cmd.argumentsSha256(),
+                "this session");
     }
 
     /** A 410 or 403 on an existing session still records the refused call, once per request and reason. */
     private ErrorAnswer sessionLevelRefusal(LedgerContext ctx, RequestCall cmd, ErrorCode code, Reason reason) {
-        CallRecord earlier = calls.call(cmd.requestId());
-        if (earlier != null && !earlier.admitted()
-                && reason.code().equals(earlier.decision().body().path("reason").path("code").asText())) {
-            return new ErrorAnswer(code, reason.message(), earlier.decision());
+        Receipt earlier = CallChecks.earlierRefusal(calls.call(cmd.requestId()), reason);
+        if (earlier != null) {
+            return new ErrorAnswer(code, reason.message(), earlier);
         }
         return new ErrorAnswer(code, reason.message(), refuse(ctx, cmd, ctx.authority().activePolicy(), reason));
     }
@@ -358,9 +307,7 @@ public class SessionAggregate {
             return;
         }
         for (CallRecord call : calls.pending()) {
-            ObjectNode body = Canonical.JSON.createObjectNode();
-            body.put("status", "unknown");
-            body.put("detail", "admitted under edge incarnation " + describe(before)
+            ObjectNode body = CallChecks.unknown("admitted under edge incarnation " + describe(before)
                     + "; the session was resumed by incarnation " + describe(current) + " before an outcome was recorded");
             Receipt receipt = sign(ctx, sessionId, ReceiptKind.CALL_OUTCOME, at, call.requestId(), body);
             apply(new CallOutcomeRecorded(sessionId, receipt));
@@ -407,14 +354,7 @@ public class SessionAggregate {
     }
 
     private CallRecord admittedCall(String requestId) {
-        CallRecord call = calls.call(requestId);
-        if (call == null) {
-            throw new LedgerException(ErrorCode.CALL_NOT_FOUND, "no call with requestId " + requestId + " in this session");
-        }
-        if (!call.admitted()) {
-            throw new LedgerException(ErrorCode.CALL_NOT_ADMITTED, "request " + requestId + " was refused, not admitted");
-        }
-        return call;
+        return CallChecks.admitted(calls.call(requestId), requestId, "this session");
     }
 
     private void putCapability(ObjectNode body, LedgerContext ctx, String principal, Instant at) {
@@ -454,8 +394,4 @@ public class SessionAggregate {
         return incarnation == null ? "(none)" : incarnation;
     }
 
-    private static String textOrNull(JsonNode node, String field) {
-        JsonNode v = node.get(field);
-        return v == null ? null : v.asText();
-    }
 }

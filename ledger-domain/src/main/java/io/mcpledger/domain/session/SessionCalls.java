@@ -10,12 +10,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A session aggregate's calls: those it changed since its last commit (or since it was sourced from its events), in
- * memory, over the committed ones its {@link SessionHistory} reads from the ledger. Memory holds what no commit has
- * stored yet, so it is emptied only after a commit ({@link #forget}), never before.
+ * The calls of a session aggregate or a client stream's aggregate: those it changed since its last commit (or since it
+ * was sourced from its events), in memory, over the committed ones its {@link SessionHistory} reads from the ledger.
+ * Memory holds what no commit has stored yet, so it is emptied only after a commit ({@link #forget}), never before.
  */
 final class SessionCalls implements CallBook {
-    private final String sessionId;
+    /** The session id, or the client stream's tokenRef when {@link #client}. */
+    private final String stream;
+    private final boolean client;
     private final CallRecords recent = new CallRecords();
     /**
      * RequestIds the history had no decision for, asked during the command being handled: the command's own fold asks
@@ -26,7 +28,17 @@ final class SessionCalls implements CallBook {
     private SessionHistory history = SessionHistory.NONE;
 
     SessionCalls(String sessionId) {
-        this.sessionId = sessionId;
+        this(sessionId, false);
+    }
+
+    private SessionCalls(String stream, boolean client) {
+        this.stream = stream;
+        this.client = client;
+    }
+
+    /** The calls of the client stream {@code tokenRef}. */
+    static SessionCalls ofClient(String tokenRef) {
+        return new SessionCalls(tokenRef, true);
     }
 
     void readFrom(SessionHistory history) {
@@ -38,7 +50,7 @@ final class SessionCalls implements CallBook {
     CallRecord call(String requestId) {
         CallRecord call = recent.call(requestId);
         if (call == null && !absent.contains(requestId)) {
-            call = history.call(sessionId, requestId);
+            call = client ? history.clientCall(stream, requestId) : history.call(stream, requestId);
             if (call != null) {
                 recent.keep(call);
             } else {
@@ -51,7 +63,7 @@ final class SessionCalls implements CallBook {
     /** Every admitted call without an outcome, committed or not, in the order they were admitted. */
     List<CallRecord> pending() {
         Map<String, CallRecord> pending = new LinkedHashMap<>();
-        for (CallRecord committed : history.pendingCalls(sessionId)) {
+        for (CallRecord committed : client ? history.clientPendingCalls(stream) : history.pendingCalls(stream)) {
             if (recent.call(committed.requestId()) == null) {
                 // Kept: the resume that asks records an outcome on each of them next.
                 recent.keep(committed);

@@ -4,7 +4,7 @@ import io.mcpledger.domain.receipt.Receipt;
 import java.util.List;
 
 /**
- * What a session aggregate reads of its committed past beyond its own state, which holds nothing that grows with
+ * What a session (or client stream) aggregate reads of its committed past beyond its own state, which holds nothing that grows with
  * the session's history: earlier calls with their receipts, receipts by id, and capability owners. The ledger
  * answers from its projections and the log; an aggregate sourced from all its events needs none of it.
  */
@@ -30,6 +30,16 @@ public interface SessionHistory {
         public String capabilityOwner(String capabilityId) {
             return null;
         }
+
+        @Override
+        public CallRecord clientCall(String tokenRef, String requestId) {
+            return null;
+        }
+
+        @Override
+        public List<CallRecord> clientPendingCalls(String tokenRef) {
+            return List.of();
+        }
     };
 
     /** The committed record of a session's call, with its receipts; null when the session has no decision for it. */
@@ -43,4 +53,10 @@ public interface SessionHistory {
 
     /** The session a committed capability id was issued to, or null. */
     String capabilityOwner(String capabilityId);
+
+    /** The committed record of a client stream's call (contract section 15), or null when it has no decision for it. */
+    CallRecord clientCall(String tokenRef, String requestId);
+
+    /** The client stream's committed admitted calls without an outcome, in the order they were admitted. */
+    List<CallRecord> clientPendingCalls(String tokenRef);
 }

@@ -59,11 +59,7 @@ public final class SessionStateJson {
         s.capability = Capability.fromJson(capability);
         s.capabilityRevoked = capability.path("revoked").asBoolean();
         JsonNode calls = v.path("calls");
-        s.admitted = calls.path("admitted").asLong();
-        s.refused = calls.path("refused").asLong();
-        s.completed = calls.path("completed").asLong();
-        s.unknown = calls.path("unknown").asLong();
-        s.pending = calls.path("pending").asLong();
+        s.readCounts(calls);
         s.seq = v.path("seq").asLong();
         s.head = v.path("head").asText();
         s.tokenRef = x.path("tokenRef").asText();

@@ -36,6 +36,17 @@ class SessionCallsTest {
         public String capabilityOwner(String capabilityId) {
             return null;
         }
+
+        @Override
+        public CallRecord clientCall(String tokenRef, String requestId) {
+            asked.add("client " + requestId);
+            return null;
+        }
+
+        @Override
+        public List<CallRecord> clientPendingCalls(String tokenRef) {
+            return List.of();
+        }
     }
 
     @Test
@@ -48,6 +59,16 @@ class SessionCallsTest {
         assertThat(calls.decidedBefore("r-1")).isFalse();
         assertThat(calls.call("r-2")).isNull();
         assertThat(history.asked).containsExactly("r-1", "r-2");
+    }
+
+    @Test
+    void aClientStreamsCallsAreAskedOfItsOwnHistory() {
+        CountingHistory history = new CountingHistory();
+        SessionCalls calls = SessionCalls.ofClient("t");
+        calls.readFrom(history);
+        assertThat(calls.call("r-1")).isNull();
+        assertThat(calls.status("r-1")).isNull();
+        assertThat(history.asked).containsExactly("client r-1");
     }
 
     @Test
