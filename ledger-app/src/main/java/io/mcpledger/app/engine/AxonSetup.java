@@ -6,6 +6,7 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.mcpledger.app.storage.JdbcTransactionManager;
 import io.mcpledger.domain.policy.PolicyAggregate;
 import io.mcpledger.domain.principal.PrincipalAggregate;
+import io.mcpledger.domain.session.ClientAggregate;
 import io.mcpledger.domain.session.LedgerContext;
 import io.mcpledger.domain.session.SessionAggregate;
 import java.util.List;
@@ -36,17 +37,18 @@ public final class AxonSetup {
     }
 
     /** The aggregates' caches, which {@link LogFollower} empties of what other nodes changed. */
-    record Caches(Cache sessions, Cache policy, Cache principals) {
+    record Caches(Cache sessions, Cache policy, Cache principals, Cache clients) {
         /**
-         * The session cache holds up to {@code sessions} aggregates (each its state and at most one batch's calls);
+         * The session cache (and the client streams' cache) holds up to {@code sessions} aggregates (each its state and at most one batch's calls);
          * a session past it is loaded again from the projections when it is next used.
          */
         static Caches of(int sessions) {
-            return new Caches(new CaffeineCache(sessions), new CaffeineCache(1), new CaffeineCache(1_000));
+            return new Caches(new CaffeineCache(sessions), new CaffeineCache(1), new CaffeineCache(1_000),
+                    new CaffeineCache(sessions));
         }
 
         List<Cache> all() {
-            return List.of(sessions, policy, principals);
+            return List.of(sessions, policy, principals, clients);
         }
     }
 
@@ -72,6 +74,9 @@ public final class AxonSetup {
                         .configureCommandTargetResolver(c -> LedgerTargetResolver.INSTANCE))
                 .configureAggregate(AggregateConfigurer.defaultConfiguration(PolicyAggregate.class)
                         .configureCache(c -> caches.policy())
+                        .configureCommandTargetResolver(c -> LedgerTargetResolver.INSTANCE))
+                .configureAggregate(AggregateConfigurer.defaultConfiguration(ClientAggregate.class)
+                        .configureCache(c -> caches.clients())
                         .configureCommandTargetResolver(c -> LedgerTargetResolver.INSTANCE))
                 .configureAggregate(AggregateConfigurer.defaultConfiguration(PrincipalAggregate.class)
                         .configureCache(c -> caches.principals())

@@ -19,6 +19,7 @@ import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.receipt.ReceiptSigner;
 import io.mcpledger.domain.receipt.Timestamps;
 import io.mcpledger.domain.session.ExpireSession;
+import io.mcpledger.domain.session.SettleEdgeCalls;
 import io.mcpledger.domain.session.LedgerContext;
 import io.mcpledger.domain.session.RandomIds;
 import io.mcpledger.query.LedgerProjector;
@@ -433,12 +434,38 @@ public final class LedgerEngine implements AutoCloseable {
      */
     public List<Receipt> sessionReceipts(String sessionId) {
         follower.follow();
+        return streamReceipts(projector.headPosition(sessionId));
+    }
+
+    /** Every committed receipt of a client stream (contract section 15), in {@code seq} order; empty when it has none. */
+    public List<Receipt> clientReceipts(String tokenRef) {
+        follower.follow();
+        return streamReceipts(projector.clientHeadPosition(tokenRef));
+    }
+
+    private List<Receipt> streamReceipts(long head) {
         List<Receipt> receipts = new ArrayList<>();
-        for (long position = projector.headPosition(sessionId); position >= 0; position = log.prevPosition(position)) {
+        for (long position = head; position >= 0; position = log.prevPosition(position)) {
             receipts.add(log.entry(position).receipt());
         }
         Collections.reverse(receipts);
         return receipts;
+    }
+
+    /**
+     * An edge announced a new incarnation (contract section 15): every sessionless call it admitted under another
+     * incarnation and still without an outcome gets the outcome {@code unknown}. Completes with those receipts, in the
+     * order of the clients' tokenRefs and then of the calls' admissions, once they are stored.
+     */
+    public CompletableFuture<List<Receipt>> announceIncarnation(String edgeId, String incarnation) {
+        follower.follow();
+        Instant now = now();
+        List<CompletableFuture<List<Receipt>>> settled = projector.clientsWithPendingCalls().stream()
+                .map(tokenRef -> commands().<List<Receipt>>send(new SettleEdgeCalls(tokenRef, edgeId, incarnation,
+                        now)))
+                .toList();
+        return CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new))
+                .thenApply(done -> settled.stream().flatMap(f -> f.join().stream()).toList());
     }
 
     public LedgerProjector projector() {

@@ -10,12 +10,16 @@ import io.mcpledger.domain.policy.PolicyAggregate;
 import io.mcpledger.domain.principal.PrincipalAggregate;
 import io.mcpledger.domain.principal.PrincipalRevoked;
 import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.domain.session.ClientAggregate;
+import io.mcpledger.domain.session.ClientEvent;
+import io.mcpledger.domain.session.ClientStreams;
 import io.mcpledger.domain.session.SessionAggregate;
 import io.mcpledger.domain.session.SessionChain;
 import io.mcpledger.domain.session.SessionEvent;
 import io.mcpledger.domain.session.SessionInitialized;
 import io.mcpledger.query.LedgerProjector;
 import io.mcpledger.query.LogReader;
+import io.mcpledger.query.ProjectionStore.StoredClient;
 import io.mcpledger.query.ProjectionStore.StoredSession;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -186,6 +190,26 @@ public final class LedgerEventStorage implements EventStorageEngine {
                             + "); nothing of this batch was stored");
                 }
                 last.put(id, r);
+            } else if (event instanceof ClientEvent client) {
+                String stream = ClientStreams.stream(client.tokenRef());
+                Receipt before = last.get(stream);
+                long seq;
+                String head;
+                if (before != null) {
+                    seq = before.seq();
+                    head = before.hash();
+                } else {
+                    StoredClient committed = projector.client(client.tokenRef(), false);
+                    seq = committed == null ? 0 : committed.state().seq();
+                    head = committed == null ? null : committed.state().head();
+                }
+                SessionChain.Break broken = SessionChain.check(seq, head, r);
+                if (broken != null) {
+                    throw new StaleBatchException("receipt " + r.id() + " of client " + client.tokenRef()
+                            + " does not follow the client's committed receipts (" + broken + " after seq " + seq
+                            + "); nothing of this batch was stored");
+                }
+                last.put(stream, r);
             } else if (event instanceof PrincipalRevoked revoked) {
                 if (projector.isPrincipalRevoked(revoked.tokenRef()) || last.put(revoked.tokenRef(), r) != null) {
                     throw new StaleBatchException("principal " + revoked.tokenRef() + " is already revoked; nothing"
@@ -202,6 +226,10 @@ public final class LedgerEventStorage implements EventStorageEngine {
         }
         if (Hex.isLowerHex(stream, 64)) {
             return projector.principalRevocationPosition(stream);
+        }
+        String client = ClientStreams.tokenRef(stream);
+        if (client != null) {
+            return projector.clientHeadPosition(client);
         }
         return projector.headPosition(stream);
     }
@@ -221,6 +249,12 @@ public final class LedgerEventStorage implements EventStorageEngine {
             Receipt revocation = projector.principalRevocation(aggregateIdentifier);
             return Optional.ofNullable(revocation).map(r -> new GenericDomainEventMessage<>(LedgerEvents.PRINCIPAL,
                     aggregateIdentifier, 0L, PrincipalAggregate.restored(r)));
+        }
+        String client = ClientStreams.tokenRef(aggregateIdentifier);
+        if (client != null) {
+            StoredClient stored = projector.client(client, true);
+            return Optional.ofNullable(stored).map(c -> new GenericDomainEventMessage<>(LedgerEvents.CLIENT,
+                    aggregateIdentifier, c.state().seq() - 1, ClientAggregate.restored(c.state())));
         }
         StoredSession session = projector.session(aggregateIdentifier, true);
         return Optional.ofNullable(session).map(s -> new GenericDomainEventMessage<>(LedgerEvents.SESSION,

@@ -1,5 +1,7 @@
 package io.mcpledger.app.engine;
 
+import io.mcpledger.app.Environments;
+import io.micronaut.context.annotation.Requires;
 import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.storage.StorageException;
 import io.micronaut.context.annotation.Bean;
@@ -12,6 +14,7 @@ import java.time.Clock;
  * Opens the ledger with the Micronaut context (it folds the log's tail in the background while the server answers
  * {@code 503 starting}) and closes it when the context closes.
  */
+@Requires(notEnv = Environments.EDGE)
 @Factory
 public class LedgerFactory {
     @Context

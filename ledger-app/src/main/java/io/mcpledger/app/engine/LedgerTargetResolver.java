@@ -2,6 +2,7 @@ package io.mcpledger.app.engine;
 
 import io.mcpledger.domain.policy.ActivatePolicy;
 import io.mcpledger.domain.principal.RevokePrincipal;
+import io.mcpledger.domain.session.ClientCommand;
 import io.mcpledger.domain.session.SessionCommand;
 import org.axonframework.commandhandling.CommandMessage;
 import org.axonframework.modelling.command.AnnotationCommandTargetResolver;
@@ -27,6 +28,8 @@ final class LedgerTargetResolver implements CommandTargetResolver {
         String target;
         if (payload instanceof SessionCommand session) {
             target = session.sessionId();
+        } else if (payload instanceof ClientCommand client) {
+            target = client.stream();
         } else if (payload instanceof ActivatePolicy activate) {
             target = activate.policyStream();
         } else if (payload instanceof RevokePrincipal revoke) {

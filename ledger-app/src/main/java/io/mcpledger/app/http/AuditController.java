@@ -1,5 +1,7 @@
 package io.mcpledger.app.http;
 
+import io.mcpledger.app.Environments;
+import io.micronaut.context.annotation.Requires;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.engine.LedgerEngine;
 import io.mcpledger.app.log.LogSequencer;
@@ -10,6 +12,7 @@ import io.mcpledger.domain.ledger.Investigation;
 import io.mcpledger.domain.log.TlogProof;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.SessionIds;
+import io.mcpledger.domain.session.TokenRefs;
 import io.mcpledger.query.DigestView;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -23,6 +26,7 @@ import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.util.List;
 
 /** What auditors read: receipts by id with their inclusion proofs, the investigation of a call (contract section 10), the projection digest. */
+@Requires(notEnv = Environments.EDGE)
 @Controller("/v1")
 class AuditController {
     private final LedgerEngine ledger;
@@ -74,19 +78,26 @@ class AuditController {
 
     /**
      * The receipt, when the caller may read it: auditors and operators read every receipt; an edge must send
-     * {@code Client-Token-Sha256} and reads only the receipts of the sessions issued to that token (contract section
-     * 8), so another client's receipt, and a ledger-wide one (a policy's, a revocation's), is {@code 404} as if it did
+     * {@code Client-Token-Sha256} and reads only the receipts of the sessions issued to that token and of its client
+     * stream (contract sections 8 and 15), so another client's receipt, and a ledger-wide one (a policy's, a revocation's), is {@code 404} as if it did
      * not exist.
      */
     private LedgerLog.Located visible(HttpRequest<?> request, String id, String clientToken) {
         boolean edge = AuthFilter.byEdge(request);
         String token = edge ? SessionController.clientToken(clientToken) : null;
         LedgerLog.Located located = ledger.receipt(id);
-        if (located == null || (edge && (located.receipt().session() == null
-                || !SessionIds.isIssuedTo(located.receipt().session(), token)))) {
+        if (located == null || (edge && !isOwn(located.receipt(), token))) {
             throw notFound(id);
         }
         return located;
+    }
+
+    /** Whether the receipt belongs to a session issued to this client token, or to the token's client stream. */
+    private static boolean isOwn(Receipt receipt, String clientTokenSha256) {
+        if (receipt.client() != null) {
+            return receipt.client().equals(TokenRefs.of(clientTokenSha256));
+        }
+        return receipt.session() != null && SessionIds.isIssuedTo(receipt.session(), clientTokenSha256);
     }
 
     private String retryAfterSeconds() {
@@ -103,15 +114,31 @@ class AuditController {
      */
     @Get("/investigate/{requestId:[^/]+}")
     @ExecuteOn(TaskExecutors.BLOCKING)
-    HttpResponse<byte[]> investigate(HttpRequest<?> request, @Nullable @QueryValue String session) {
+    HttpResponse<byte[]> investigate(HttpRequest<?> request, @Nullable @QueryValue String session,
+                                     @Nullable @QueryValue String client) {
         String requestId = RequestBody.requireIdentifier("requestId", PathSegments.segment(request, 2));
+        if (session != null && client != null) {
+            throw RequestBody.invalid("name a session or a client, not both: a call belongs to one of them");
+        }
         ledger.follow();
+        if (client != null) {
+            String tokenRef = ClientController.tokenRef("query parameter client", client);
+            List<Receipt> receipts = ledger.clientReceipts(tokenRef);
+            Investigation investigation = receipts.isEmpty() ? Investigation.notFound(null, requestId)
+                    : Investigation.ofClient(receipts, requestId);
+            return Replies.ok(investigation.toJson());
+        }
         String target = session;
         if (target == null) {
             List<String> sessions = ledger.projector().sessionsWithRequest(requestId);
-            if (sessions.size() > 1) {
-                throw RequestBody.invalid("requestId " + requestId + " was used in " + sessions.size() + " sessions ("
-                        + String.join(", ", sessions) + "); name one with ?session=ID");
+            List<String> clients = ledger.projector().clientsWithRequest(requestId);
+            if (sessions.size() + clients.size() > 1) {
+                throw RequestBody.invalid("requestId " + requestId + " was used in " + describe(sessions, "session")
+                        + (sessions.isEmpty() || clients.isEmpty() ? "" : " and in ") + describe(clients, "client")
+                        + "; name one with ?session=ID or ?client=TOKENREF");
+            }
+            if (!clients.isEmpty()) {
+                return Replies.ok(Investigation.ofClient(ledger.clientReceipts(clients.get(0)), requestId).toJson());
             }
             target = sessions.isEmpty() ? null : sessions.get(0);
         } else {
@@ -121,6 +148,12 @@ class AuditController {
         Investigation investigation = receipts.isEmpty() ? Investigation.notFound(target, requestId)
                 : Investigation.of(receipts, requestId);
         return Replies.ok(investigation.toJson());
+    }
+
+    /** "2 sessions (a, b)", or nothing for none. */
+    private static String describe(List<String> streams, String kind) {
+        return streams.isEmpty() ? "" : streams.size() + " " + kind + (streams.size() == 1 ? "" : "s") + " ("
+                + String.join(", ", streams) + ")";
     }
 
     @Get("/projections/digest")

@@ -1,5 +1,7 @@
 package io.mcpledger.app.http;
 
+import io.mcpledger.app.Environments;
+import io.micronaut.context.annotation.Requires;
 import io.mcpledger.app.statedir.Role;
 import io.mcpledger.domain.ErrorCode;
 import io.micronaut.core.annotation.Nullable;
@@ -17,6 +19,7 @@ import io.micronaut.web.router.RouteMatch;
  * endpoint needs is {@code 403 forbidden}. What an endpoint needs is read from the route Micronaut matched
  * ({@link EdgeEndpoint}, {@link PublicEndpoint}), so every spelling of a path gets the same answer.
  */
+@Requires(notEnv = Environments.EDGE)
 @ServerFilter({"/v1/**", "/metrics", "/metrics/**"})
 class AuthFilter {
     private static final String BEARER = "Bearer ";

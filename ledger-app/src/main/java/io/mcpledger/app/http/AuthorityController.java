@@ -1,5 +1,7 @@
 package io.mcpledger.app.http;
 
+import io.mcpledger.app.Environments;
+import io.micronaut.context.annotation.Requires;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.engine.LedgerEngine;
 import io.mcpledger.app.policy.PolicyFiles;
@@ -36,6 +38,7 @@ import java.util.concurrent.CompletableFuture;
  * The operator's authority endpoints: policy (contract section 5) and revocations (section 4). Each answers after
  * its receipt is committed and folded, so the very next admission decision sees it.
  */
+@Requires(notEnv = Environments.EDGE)
 @Controller(value = "/v1", consumes = MediaType.ALL)
 class AuthorityController {
     private final LedgerEngine ledger;

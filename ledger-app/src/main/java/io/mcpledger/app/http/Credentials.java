@@ -1,5 +1,7 @@
 package io.mcpledger.app.http;
 
+import io.mcpledger.app.Environments;
+import io.micronaut.context.annotation.Requires;
 import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.statedir.Role;
 import io.mcpledger.domain.crypto.Hex;
@@ -14,6 +16,7 @@ import java.util.Map;
  * Finds the role of a bearer credential by its SHA-256, the only form the ledger keeps. Every role's hash is
  * compared, in constant time, whatever matched, so timing reveals neither the credential nor the role.
  */
+@Requires(notEnv = Environments.EDGE)
 @Singleton
 public class Credentials {
     private final Map<Role, byte[]> hashes = new EnumMap<>(Role.class);

@@ -1,5 +1,7 @@
 package io.mcpledger.app.http;
 
+import io.mcpledger.app.Environments;
+import io.micronaut.context.annotation.Requires;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.engine.LedgerEngine;
 import io.micronaut.http.HttpResponse;
@@ -14,6 +16,7 @@ import java.util.Optional;
  * TEXT}} when the ledger cannot append (writes cannot be forced, the projections stopped) or the log or the
  * projections are not being stored.
  */
+@Requires(notEnv = Environments.EDGE)
 @Controller("/health")
 public class HealthController {
     private final LedgerEngine ledger;

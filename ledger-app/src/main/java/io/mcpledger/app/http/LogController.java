@@ -1,5 +1,7 @@
 package io.mcpledger.app.http;
 
+import io.mcpledger.app.Environments;
+import io.micronaut.context.annotation.Requires;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.engine.LedgerEngine;
@@ -20,6 +22,7 @@ import java.util.Base64;
 import java.util.List;
 
 /** The transparency log (contract section 8): the key, the latest checkpoint, the entries and consistency proofs. */
+@Requires(notEnv = Environments.EDGE)
 @Controller("/v1/log")
 class LogController {
     static final MediaType TEXT = MediaType.of("text/plain; charset=utf-8");

@@ -1,5 +1,7 @@
 package io.mcpledger.app.http;
 
+import io.mcpledger.app.Environments;
+import io.micronaut.context.annotation.Requires;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -14,6 +16,7 @@ import java.nio.charset.StandardCharsets;
  * credentials (an edge's is refused as for every read that is not its own). Scraping reads the log's committed size
  * from the database, so it runs on the blocking pool.
  */
+@Requires(notEnv = Environments.EDGE)
 @Controller("/metrics")
 class MetricsController {
     static final MediaType PROMETHEUS = MediaType.of("text/plain; version=0.0.4; charset=utf-8");

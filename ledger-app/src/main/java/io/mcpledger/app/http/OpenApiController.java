@@ -1,5 +1,7 @@
 package io.mcpledger.app.http;
 
+import io.mcpledger.app.Environments;
+import io.micronaut.context.annotation.Requires;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Controller;
@@ -13,6 +15,7 @@ import java.io.UncheckedIOException;
  * an edge written elsewhere can generate its client. The document is {@code openapi.json} on the class path, written
  * by hand beside {@code docs/api.md}; {@code OpenApiHttpTest} holds it to the routes the server really has.
  */
+@Requires(notEnv = Environments.EDGE)
 @Controller("/openapi.json")
 class OpenApiController {
     static final String RESOURCE = "/openapi.json";

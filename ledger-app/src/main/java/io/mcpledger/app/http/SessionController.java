@@ -1,5 +1,7 @@
 package io.mcpledger.app.http;
 
+import io.mcpledger.app.Environments;
+import io.micronaut.context.annotation.Requires;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.engine.LedgerEngine;
@@ -51,6 +53,7 @@ import java.util.concurrent.CompletableFuture;
  * render its answer: every decision is the session aggregate's, and an answer is sent only after the receipts
  * it carries are committed.
  */
+@Requires(notEnv = Environments.EDGE)
 @Controller(value = "/v1/sessions", consumes = MediaType.ALL)
 class SessionController {
     // Path variables use {name:[^/]+}: Micronaut's default pattern stops at '+', '&' and ';', which are
@@ -88,9 +91,7 @@ class SessionController {
         String principal = body.identifier("principal");
         String serverId = body.identifier("serverId");
         String protocolVersion = body.text("protocolVersion", true);
-        RequestBody info = body.object("clientInfo", CLIENT_INFO);
-        ClientInfo clientInfo = info == null ? null : new ClientInfo(
-                info.text("name", RequestBody.MAX_CLIENT_TEXT, true), info.text("version", RequestBody.MAX_CLIENT_TEXT, true));
+        ClientInfo clientInfo = clientInfo(body);
         Edge edge = edge(body);
         if (!cap.tryReserve()) {
             throw SessionCap.reached(cap.max());
@@ -136,17 +137,28 @@ class SessionController {
                 return errorAnswer(a);
             }
             metrics.decided(decision.admitted() ? null : decision.refusal().code(), System.nanoTime() - arrived);
-            ObjectNode reply = Replies.object();
-            if (decision.admitted()) {
-                reply.put("decision", "admitted");
-                reply.put("callId", command.requestId());
-                reply.put("capabilityId", decision.capabilityId());
-            } else {
-                reply.put("decision", "refused");
-                reply.set("reason", decision.refusal().toJson());
-            }
-            return Replies.ok(Replies.putReceipt(reply, "receipt", decision.receipt()));
+            return Replies.ok(decision(decision, command.requestId()));
         });
+    }
+
+    /**
+     * The answer to an admission request (contract sections 4 and 15): {@code {"decision": "admitted", "callId",
+     * "capabilityId"?, "receipt"}} or {@code {"decision": "refused", "reason", "receipt"}}; a call without a session
+     * names no capability (its receipt names the grant).
+     */
+    static ObjectNode decision(CallAnswer decision, String requestId) {
+        ObjectNode reply = Replies.object();
+        if (decision.admitted()) {
+            reply.put("decision", "admitted");
+            reply.put("callId", requestId);
+            if (decision.capabilityId() != null) {
+                reply.put("capabilityId", decision.capabilityId());
+            }
+        } else {
+            reply.put("decision", "refused");
+            reply.set("reason", decision.refusal().toJson());
+        }
+        return Replies.putReceipt(reply, "receipt", decision.receipt());
     }
 
     @EdgeEndpoint
@@ -157,10 +169,9 @@ class SessionController {
         String id = sessionId(request);
         String requestId = RequestBody.requireIdentifier("requestId", PathSegments.segment(request, 4));
         String token = clientToken(clientToken);
-        RequestBody body = RequestBody.parse(bytes, OUTCOME);
-        RecordOutcome command = new RecordOutcome(id, token, requestId,
-                body.oneOf("status", List.of("ok", "error", "unknown"), true), body.hex("resultSha256", 64, false),
-                body.text("detail", RequestBody.MAX_NOTE, false), ledger.now());
+        OutcomeBody outcome = OutcomeBody.parse(bytes);
+        RecordOutcome command = new RecordOutcome(id, token, requestId, outcome.status(), outcome.resultSha256(),
+                outcome.detail(), ledger.now());
         return Replies.later(ledger.commands().send(command), (SessionAnswer a) -> receiptOnly(a.receipt()));
     }
 
@@ -169,9 +180,8 @@ class SessionController {
                                                        @Body @Bindable(defaultValue = "") byte[] bytes) {
         String id = sessionId(request);
         String requestId = RequestBody.requireIdentifier("requestId", PathSegments.segment(request, 4));
-        RequestBody body = RequestBody.parse(bytes, RESOLUTION);
-        ResolveCall command = new ResolveCall(id, requestId, body.oneOf("status", List.of("ok", "error", "not_run"), true),
-                body.text("note", RequestBody.MAX_NOTE, true), ledger.now());
+        ResolutionBody resolution = ResolutionBody.parse(bytes);
+        ResolveCall command = new ResolveCall(id, requestId, resolution.status(), resolution.note(), ledger.now());
         return Replies.later(ledger.commands().send(command), (SessionAnswer a) -> receiptOnly(a.receipt()));
     }
 
@@ -254,7 +264,7 @@ class SessionController {
         });
     }
 
-    private static int pageSize(String limit) {
+    static int pageSize(String limit) {
         if (limit == null) {
             return DEFAULT_PAGE;
         }
@@ -269,9 +279,35 @@ class SessionController {
         throw RequestBody.invalid("query parameter limit must be an integer from 1 to " + MAX_PAGE + ", got \"" + limit + "\"");
     }
 
-    private static Edge edge(RequestBody body) {
+    /** The optional {@code edge} object {@code {"id", "incarnation"}}, or null. */
+    static Edge edge(RequestBody body) {
         RequestBody edge = body.object("edge", EDGE);
         return edge == null ? null : new Edge(edge.identifier("id"), edge.identifier("incarnation"));
+    }
+
+    /** The optional {@code clientInfo} object {@code {"name", "version"}}, or null. */
+    static ClientInfo clientInfo(RequestBody body) {
+        RequestBody info = body.object("clientInfo", CLIENT_INFO);
+        return info == null ? null : new ClientInfo(info.text("name", RequestBody.MAX_CLIENT_TEXT, true),
+                info.text("version", RequestBody.MAX_CLIENT_TEXT, true));
+    }
+
+    /** An outcome's body, as calls in sessions and without take it. */
+    record OutcomeBody(String status, String resultSha256, String detail) {
+        static OutcomeBody parse(byte[] bytes) {
+            RequestBody body = RequestBody.parse(bytes, OUTCOME);
+            return new OutcomeBody(body.oneOf("status", List.of("ok", "error", "unknown"), true),
+                    body.hex("resultSha256", 64, false), body.text("detail", RequestBody.MAX_NOTE, false));
+        }
+    }
+
+    /** A resolution's body, as calls in sessions and without take it. */
+    record ResolutionBody(String status, String note) {
+        static ResolutionBody parse(byte[] bytes) {
+            RequestBody body = RequestBody.parse(bytes, RESOLUTION);
+            return new ResolutionBody(body.oneOf("status", List.of("ok", "error", "not_run"), true),
+                    body.text("note", RequestBody.MAX_NOTE, true));
+        }
     }
 
     /** The session id of a {@code /v1/sessions/{id}...} path. */
@@ -299,11 +335,11 @@ class SessionController {
         return Replies.putReceipt(reply, "receipt", answer.receipt());
     }
 
-    private static HttpResponse<byte[]> receiptOnly(Receipt receipt) {
+    static HttpResponse<byte[]> receiptOnly(Receipt receipt) {
         return Replies.ok(Replies.putReceipt(Replies.object(), "receipt", receipt));
     }
 
-    private static HttpResponse<byte[]> errorAnswer(Answer answer) {
+    static HttpResponse<byte[]> errorAnswer(Answer answer) {
         ErrorAnswer error = (ErrorAnswer) answer;
         return Replies.error(error.code(), error.message(), error.receipt());
     }

@@ -1,5 +1,7 @@
 package io.mcpledger.app.http;
 
+import io.mcpledger.app.Environments;
+import io.micronaut.context.annotation.Requires;
 import io.mcpledger.app.engine.LedgerEngine;
 import io.mcpledger.domain.ErrorCode;
 import io.micronaut.core.annotation.Nullable;
@@ -15,6 +17,7 @@ import io.micronaut.http.annotation.ServerFilter;
  * with {@code Retry-After} (contract section 11), before any credential is read: nothing is decided on projections that
  * have not caught up with the log.
  */
+@Requires(notEnv = Environments.EDGE)
 @ServerFilter("/**")
 class StartingFilter implements Ordered {
     private final LedgerEngine ledger;

@@ -1,9 +1,13 @@
 package io.mcpledger.app.storage;
 
+import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.session.CallStatus;
+import io.mcpledger.domain.session.ClientState;
 import io.mcpledger.domain.session.SessionStateJson;
 import io.mcpledger.query.ProjectionConflictException;
 import io.mcpledger.query.ProjectionStore;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -29,6 +33,9 @@ import javax.sql.DataSource;
  *       (as the digest hashes it) and what the fold needs besides; unique by id, indexed by whether it is active;</li>
  *   <li>{@code call_state}: one row per call, keyed by the position of its decision, with its status and the positions
  *       of its latest outcome and its resolution; unique by (requestId, session);</li>
+ *   <li>{@code client_state}: one row per client stream (contract section 15), keyed by the position of its first
+ *       receipt, with C in JCS (as the digest hashes it); unique by tokenRef. Its calls are in {@code call_state} and
+ *       {@code pending_call} under that key, as a session's are under its own;</li>
  *   <li>{@code pending_call}: the admitted calls without an outcome, keyed by decision, indexed by session;</li>
  *   <li>{@code capability_owner} and {@code revoked_principal}.</li>
  * </ul>
@@ -39,8 +46,8 @@ import javax.sql.DataSource;
 public final class SqlProjectionStore implements ProjectionStore {
     private static final int PAGE = 1_000;
     /** Every table of the projections. */
-    static final List<String> TABLES = List.of("projection_meta", "session_state", "call_state", "pending_call",
-            "capability_owner", "revoked_principal");
+    static final List<String> TABLES = List.of("projection_meta", "session_state", "client_state", "call_state",
+            "pending_call", "capability_owner", "revoked_principal");
     /** Stored codes of {@link CallStatus}: fixed, whatever the enum's order. */
     private static final Map<CallStatus, Integer> CODES = Map.of(CallStatus.REFUSED, 0, CallStatus.PENDING, 1,
             CallStatus.OK, 2, CallStatus.ERROR, 3, CallStatus.UNKNOWN, 4, CallStatus.RESOLVED, 5);
@@ -78,6 +85,10 @@ public final class SqlProjectionStore implements ProjectionStore {
             s.execute("ALTER TABLE session_state ADD COLUMN IF NOT EXISTS token_ref " + dialect.text(64));
             s.execute("CREATE INDEX IF NOT EXISTS session_state_token ON session_state (token_ref, id)");
             s.execute("CREATE INDEX IF NOT EXISTS session_state_active ON session_state (active)");
+            s.execute("CREATE TABLE IF NOT EXISTS client_state (client_key BIGINT PRIMARY KEY,"
+                    + " token_ref " + dialect.text(64) + " NOT NULL, head_position BIGINT NOT NULL,"
+                    + " view " + bytes + " NOT NULL)");
+            s.execute("CREATE UNIQUE INDEX IF NOT EXISTS client_state_token ON client_state (token_ref)");
             s.execute("CREATE TABLE IF NOT EXISTS call_state (decision BIGINT PRIMARY KEY,"
                     + " session_key BIGINT NOT NULL, request_id " + text + " NOT NULL, status "
                     + dialect.smallInteger() + " NOT NULL,"
@@ -155,6 +166,52 @@ public final class SqlProjectionStore implements ProjectionStore {
                 }
             }
         });
+    }
+
+    @Override
+    public StoredClient client(String tokenRef) {
+        return query("read client " + tokenRef, c -> {
+            try (PreparedStatement s = c.prepareStatement(
+                    "SELECT client_key, view, head_position FROM client_state WHERE token_ref = ?")) {
+                s.setString(1, tokenRef);
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next() ? new StoredClient(r.getLong(1), clientState(r.getBytes(2)), r.getLong(3)) : null;
+                }
+            }
+        });
+    }
+
+    @Override
+    public String clientTokenRef(long key) {
+        return query("read client " + key, c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT token_ref FROM client_state WHERE client_key = ?")) {
+                s.setLong(1, key);
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next() ? r.getString(1) : null;
+                }
+            }
+        });
+    }
+
+    @Override
+    public List<String> clientsWithPendingCalls() {
+        return query("read the clients with pending calls", c -> {
+            List<String> tokenRefs = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement("SELECT DISTINCT k.token_ref FROM pending_call p"
+                    + " JOIN client_state k ON k.client_key = p.session_key ORDER BY k.token_ref");
+                 ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    tokenRefs.add(r.getString(1));
+                }
+            }
+            return tokenRefs;
+        });
+    }
+
+    /** Pages through the client streams by tokenRef, as {@link #forEachSessionView} does through the sessions. */
+    @Override
+    public void forEachClientView(Consumer<byte[]> consumer) {
+        forEachView("client_state", "token_ref", consumer);
     }
 
     @Override
@@ -292,20 +349,25 @@ public final class SqlProjectionStore implements ProjectionStore {
     /** Pages through the sessions by id, a thousand at a time, so that no result holds them all. */
     @Override
     public void forEachSessionView(Consumer<byte[]> consumer) {
+        forEachView("session_state", "id", consumer);
+    }
+
+    /** Every row's view of {@code table} in {@code key} order, a thousand rows at a time. */
+    private void forEachView(String table, String key, Consumer<byte[]> consumer) {
         String after = null;
         while (true) {
             String from = after;
-            List<String> ids = new ArrayList<>();
-            List<byte[]> views = query("read sessions", c -> {
+            List<String> keys = new ArrayList<>();
+            List<byte[]> views = query("read " + table, c -> {
                 List<byte[]> page = new ArrayList<>();
-                try (PreparedStatement s = c.prepareStatement("SELECT id, view FROM session_state"
-                        + (from == null ? "" : " WHERE id > ?") + " ORDER BY id LIMIT " + PAGE)) {
+                try (PreparedStatement s = c.prepareStatement("SELECT " + key + ", view FROM " + table
+                        + (from == null ? "" : " WHERE " + key + " > ?") + " ORDER BY " + key + " LIMIT " + PAGE)) {
                     if (from != null) {
                         s.setString(1, from);
                     }
                     try (ResultSet r = s.executeQuery()) {
                         while (r.next()) {
-                            ids.add(r.getString(1));
+                            keys.add(r.getString(1));
                             page.add(r.getBytes(2));
                         }
                     }
@@ -316,7 +378,7 @@ public final class SqlProjectionStore implements ProjectionStore {
             if (views.size() < PAGE) {
                 return;
             }
-            after = ids.get(ids.size() - 1);
+            after = keys.get(keys.size() - 1);
         }
     }
 
@@ -328,6 +390,7 @@ public final class SqlProjectionStore implements ProjectionStore {
                 // stored by an earlier flush, and a row is keyed by the position of the receipt that made it.
                 long newFrom = meta(c).position();
                 writeSessions(c, flush.sessions(), newFrom);
+                writeClients(c, flush.clients(), newFrom);
                 writeCalls(c, flush.calls(), newFrom);
                 writePending(c, flush.pendingAdded(), flush.pendingRemoved());
                 SqlDialect dialect = SqlDialect.of(c);
@@ -396,6 +459,34 @@ public final class SqlProjectionStore implements ProjectionStore {
             }
             insert.executeBatch();
             requireUpdated(update.executeBatch(), updated, s -> "session " + s.state().id() + " (key " + s.key() + ")");
+        }
+    }
+
+    /** Client streams keyed at or after {@code newFrom} are inserted, the others updated (see {@link #writeSessions}). */
+    private static void writeClients(Connection c, List<StoredClient> clients, long newFrom) throws SQLException {
+        List<StoredClient> sorted = new ArrayList<>(clients);
+        sorted.sort(Comparator.comparingLong(StoredClient::key));
+        try (PreparedStatement insert = c.prepareStatement("INSERT INTO client_state (head_position, view, client_key,"
+                + " token_ref) VALUES (?, ?, ?, ?)");
+             PreparedStatement update = c.prepareStatement("UPDATE client_state SET head_position = ?, view = ?"
+                     + " WHERE client_key = ?")) {
+            List<StoredClient> updated = new ArrayList<>();
+            for (StoredClient client : sorted) {
+                boolean isNew = client.key() >= newFrom;
+                PreparedStatement s = isNew ? insert : update;
+                s.setLong(1, client.headPosition());
+                s.setBytes(2, Canonical.jcsBytes(client.state().toJson()));
+                s.setLong(3, client.key());
+                if (isNew) {
+                    s.setString(4, client.state().tokenRef());
+                } else {
+                    updated.add(client);
+                }
+                s.addBatch();
+            }
+            insert.executeBatch();
+            requireUpdated(update.executeBatch(), updated, k -> "client " + k.state().tokenRef() + " (key " + k.key()
+                    + ")");
         }
     }
 
@@ -499,6 +590,14 @@ public final class SqlProjectionStore implements ProjectionStore {
 
     private static StoredSession session(ResultSet r) throws SQLException {
         return new StoredSession(r.getLong(1), SessionStateJson.read(r.getBytes(4), r.getBytes(5)), r.getLong(3));
+    }
+
+    private static ClientState clientState(byte[] view) {
+        try {
+            return ClientState.fromJson(Canonical.parse(new String(view, StandardCharsets.UTF_8)));
+        } catch (IOException e) {
+            throw new IllegalStateException("a stored client stream is not JSON: " + e.getMessage(), e);
+        }
     }
 
     private static StoredCall call(ResultSet r) throws SQLException {

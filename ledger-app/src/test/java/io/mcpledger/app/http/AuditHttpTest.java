@@ -392,7 +392,7 @@ class AuditHttpTest extends SharedLedgerTest {
 
         ledger.auditor("GET", "/v1/investigate/inv-ambiguous").send().assertError(400, "invalid_request",
                 "requestId inv-ambiguous was used in 2 sessions (" + String.join(", ", sessions)
-                        + "); name one with ?session=ID");
+                        + "); name one with ?session=ID or ?client=TOKENREF");
     }
 
     // GET /v1/projections/digest.
