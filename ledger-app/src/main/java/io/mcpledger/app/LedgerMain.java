@@ -1,6 +1,7 @@
 package io.mcpledger.app;
 
 import io.mcpledger.app.cli.DemoCommand;
+import io.mcpledger.app.cli.EdgeCommand;
 import io.mcpledger.app.cli.ExportCommand;
 import io.mcpledger.app.cli.InitCommand;
 import io.mcpledger.app.cli.RebuildCommand;
@@ -18,6 +19,7 @@ import picocli.CommandLine.Command;
             ExportCommand.class,
             RebuildCommand.class,
             DemoCommand.class,
+            EdgeCommand.class,
         })
 public final class LedgerMain implements Callable<Integer> {
     public static final int EXIT_OK = 0;
