@@ -2,6 +2,7 @@ package io.mcpledger.app.cli;
 
 import io.mcpledger.app.LedgerMain;
 import io.mcpledger.app.demo.DemoFailure;
+import io.mcpledger.app.demo.McpDeskStory;
 import io.mcpledger.app.demo.PricingDeskStory;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -48,6 +49,12 @@ public final class DemoCommand implements Callable<Integer> {
                     + " first and last four hex digits, and the working directory is written $DEMO).")
     private boolean verbose;
 
+    @Option(names = "--mcp",
+            description = "Tell the story through the reference MCP edge (ledger-app edge) with a real MCP client: the"
+                    + " official MCP Java SDK's Streamable HTTP client, in front of a stdio pricing server written with"
+                    + " the same SDK.")
+    private boolean mcp;
+
     private final Story story;
 
     /** Tells a story into an empty working directory; answers its summary or throws {@link DemoFailure}. */
@@ -58,7 +65,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     /** The pricing-desk story of the contract's section 12. */
     public DemoCommand() {
-        this((out, work, verbose) -> new PricingDeskStory(out, work, CHECKPOINT_INTERVAL, verbose).tell());
+        this.story = null;
     }
 
     /** Another story, for tests of how the command reports a deviation. */
@@ -81,7 +88,9 @@ public final class DemoCommand implements Callable<Integer> {
                 + (keep ? " (kept at the end)" : " (deleted at the end; --keep keeps it)"));
         int exit;
         try {
-            String summary = story.tell(out, work, verbose);
+            String summary = story != null ? story.tell(out, work, verbose) : mcp
+                    ? new McpDeskStory(out, work, CHECKPOINT_INTERVAL, verbose).tell()
+                    : new PricingDeskStory(out, work, CHECKPOINT_INTERVAL, verbose).tell();
             out.println();
             out.println(summary);
             exit = LedgerMain.EXIT_OK;

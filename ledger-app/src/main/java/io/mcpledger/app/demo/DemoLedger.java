@@ -57,6 +57,11 @@ final class DemoLedger implements AutoCloseable {
         return ledger;
     }
 
+    /** The credential of {@code role}, as the state directory holds it. */
+    String credential(Role role) {
+        return credentials.get(role);
+    }
+
     Path stateDirectory() {
         return stateDirectory;
     }

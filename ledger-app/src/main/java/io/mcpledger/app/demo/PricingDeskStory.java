@@ -1,6 +1,5 @@
 package io.mcpledger.app.demo;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.log.Bundle;
@@ -8,8 +7,6 @@ import io.mcpledger.app.statedir.Role;
 import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.app.statedir.StateException;
 import io.mcpledger.domain.crypto.Sha256;
-import io.mcpledger.domain.log.Checkpoint;
-import io.mcpledger.domain.log.InvalidProofException;
 import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.session.Edge;
 import java.io.IOException;
@@ -21,7 +18,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
@@ -29,7 +25,7 @@ import java.util.stream.Stream;
  * HTTP, and finished offline with {@code ledger-app export} and {@code ledger-verify}. Every step checks what the
  * contract says must happen and stops the story with a {@link DemoFailure} when it does not.
  */
-public final class PricingDeskStory {
+public final class PricingDeskStory extends DemoStory {
     static final String FULL_POLICY = """
             capabilities:
               default:
@@ -55,43 +51,18 @@ public final class PricingDeskStory {
     private static final String TAMPERED_REQUEST = "q-1";
     private static final String TAMPER_FROM = "\"tool\":\"quote\"";
     private static final String TAMPER_TO = "\"tool\":\"quota\"";
-    private static final Duration CHECKPOINT_WAIT = Duration.ofSeconds(10);
 
-    private final Narrator say;
-    private final Path work;
-    private final Duration checkpointInterval;
     /** What the edge sends instead of alice's bearer token: its SHA-256. The ledger never sees the token. */
     private final String clientToken = Sha256.hexOfUtf8("alice's MCP bearer token, which only the edge holds");
-    private DemoLedger ledger;
-    private int step;
     private String incarnation;
 
     /** The story, printed to {@code out}, with its state and bundles under {@code work} (an empty directory). */
     public PricingDeskStory(PrintWriter out, Path work, Duration checkpointInterval, boolean verbose) {
-        this.say = new Narrator(out, work, verbose);
-        this.work = work;
-        this.checkpointInterval = checkpointInterval;
+        super(out, work, checkpointInterval, verbose);
     }
 
-    /** Tells the whole story; answers the one-line summary, or throws {@link DemoFailure} at the first deviation. */
-    public String tell() {
-        try {
-            return story();
-        } catch (DemoFailure e) {
-            throw e;
-        } catch (IOException | StateException | RuntimeException e) {
-            throw new DemoFailure(step, "the step to complete", e.getClass().getSimpleName() + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new DemoFailure(step, "the step to complete", "an interrupt");
-        } finally {
-            if (ledger != null) {
-                ledger.stop();
-            }
-        }
-    }
-
-    private String story() throws IOException, InterruptedException, StateException {
+    @Override
+    protected String story() throws IOException, InterruptedException, StateException {
         say.paragraph("The pricing-desk story of the ledger contract's section 12 (docs/contract.md), against a fresh"
                 + " ledger state.");
         say.paragraph("An edge asks the ledger before it forwards any MCP tools/call; an operator sets policy and"
@@ -245,11 +216,6 @@ public final class PricingDeskStory {
                 + " byte changed is rejected.";
     }
 
-    private void step(String what) {
-        step++;
-        say.step(step, what);
-    }
-
     // ---- what the operator does
 
     /** PUT /v1/policy; answers the new policy's hash. */
@@ -400,30 +366,6 @@ public final class PricingDeskStory {
 
     // ---- what the auditor reads, and the ledger's restarts
 
-    /** GET /health; answers the receipts the ledger holds. */
-    private long health() throws IOException, InterruptedException {
-        Reply reply = send("auditor", null, "GET", "/health", false, null, null, null);
-        expectStatus(reply, 200, "status ok");
-        long receipts = reply.json().path("receipts").asLong();
-        long treeSize = reply.json().path("treeSize").asLong();
-        answer(reply.status() + " status " + reply.json().path("status").asText() + ", " + receipts
-                + " receipts, tree size " + treeSize);
-        if (treeSize < receipts) {
-            say.more("the tree lags the receipts by " + (receipts - treeSize) + ": a stored receipt joins the signed"
-                    + " tree at the next checkpoint, every " + checkpointInterval.toMillis() + " ms here");
-        }
-        return receipts;
-    }
-
-    /** GET /v1/projections/digest as auditor. */
-    private JsonNode digest() throws IOException, InterruptedException {
-        Reply reply = send("auditor", Role.AUDITOR, "GET", "/v1/projections/digest", false, null, null, null);
-        expectStatus(reply, 200, "a digest");
-        answer(reply.status() + " tree size " + reply.json().path("treeSize").asLong() + ", digest "
-                + reply.json().path("digest").asText());
-        return reply.json();
-    }
-
     /** Stops the ledger and starts a new one on the same state; the projections it rebuilds must be the same. */
     private void restartLedger() throws IOException, InterruptedException {
         JsonNode before = digest();
@@ -469,47 +411,7 @@ public final class PricingDeskStory {
         say.more("an operator then records what was found as the call's resolution (ok, error or not_run).");
     }
 
-    /** Waits until the published checkpoint covers {@code treeSize} entries, as it does within one interval. */
-    private void awaitCheckpoint(long treeSize) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + CHECKPOINT_WAIT.toNanos();
-        Reply reply = send("auditor", Role.AUDITOR, "GET", "/v1/log/checkpoint", false, null, null, null);
-        while (reply.status() == 200 && checkpointSize(reply) < treeSize && System.nanoTime() < deadline) {
-            Thread.sleep(Math.max(50, checkpointInterval.toMillis() / 2));
-            reply = ledger.send(Role.AUDITOR, "GET", "/v1/log/checkpoint", null, null, null);
-        }
-        Reply published = reply;
-        expect(published.status() == 200 && checkpointSize(published) == treeSize,
-                "a checkpoint of size " + treeSize + " within " + CHECKPOINT_WAIT.toSeconds() + " s",
-                published::summary);
-        answer(published.status() + " signed checkpoint of size " + treeSize + ":");
-        say.quote(published.body());
-    }
-
-    /** The size a published checkpoint states, or -1 when the answer is not a checkpoint. */
-    private static long checkpointSize(Reply checkpoint) {
-        try {
-            return Checkpoint.parseBody(checkpoint.body()).size();
-        } catch (InvalidProofException e) {
-            return -1;
-        }
-    }
-
     // ---- offline, on the exported bundle
-
-    private void replay(Path bundle, Path key, JsonNode live) throws IOException {
-        ToolRun replay = ToolRun.ledgerVerify("replay", bundle.toString(), "--key", key.toString(), "--json");
-        say.say("auditor", "$ " + replay.command());
-        expect(replay.exit() == 0, "exit 0", () -> "exit " + replay.exit() + ": "
-                + (replay.out() + replay.err()).strip());
-        JsonNode replayed = Canonical.parse(replay.out());
-        say.say("", "exit 0: " + replayed.path("sessions").size() + " sessions rebuilt from "
-                + replayed.path("treeSize").asLong() + " entries, digest " + replayed.path("digest").asText());
-        expect(replayed.path("treeSize").asLong() == live.path("treeSize").asLong()
-                        && replayed.path("digest").asText().equals(live.path("digest").asText()),
-                "the live digest " + live.path("digest").asText() + " at tree size " + live.path("treeSize").asLong(),
-                () -> replayed.path("digest").asText() + " at tree size " + replayed.path("treeSize").asLong());
-        say.more("equal to the live GET /v1/projections/digest at the same tree size");
-    }
 
     private void investigateOffline(Path bundle, Path key) throws IOException {
         String[] args = {"investigate", bundle.toString(), "--request-id", UNKNOWN_REQUEST, "--key", key.toString()};
@@ -580,27 +482,10 @@ public final class PricingDeskStory {
 
     // ---- printing and checking
 
-    /** Prints the request line, then sends it; {@code excerpt} says in a few words what the body holds. */
+    /** {@link DemoStory#send}, as alice's edge when {@code asClient}. */
     private Reply send(String actor, Role role, String method, String path, boolean asClient, String contentType,
                        String body, String excerpt) throws IOException, InterruptedException {
-        say.say(actor, method + " " + path + (excerpt == null ? "" : "  " + excerpt));
-        return ledger.send(role, method, path, asClient ? clientToken : null, contentType, body);
-    }
-
-    private void answer(String text) {
-        say.say("ledger", text);
-    }
-
-    /** Prints a command line run in process and what it printed, indented. */
-    private void show(String actor, ToolRun run) {
-        say.say(actor, "$ " + run.command());
-        say.say("", "exit " + run.exit());
-        if (!run.out().isBlank()) {
-            say.quote(run.out());
-        }
-        if (!run.err().isBlank()) {
-            say.quote(run.err());
-        }
+        return send(actor, role, method, path, asClient ? clientToken : null, contentType, body, excerpt);
     }
 
     private void describeCapability(JsonNode session) {
@@ -613,27 +498,6 @@ public final class PricingDeskStory {
         say.more("capability " + capability.path("id").asText()
                 + (capability.path("revoked").asBoolean(false) ? " REVOKED" : "")
                 + (grants.isEmpty() ? ", no grants" : ": " + String.join(", ", grants)));
-    }
-
-    private static String receiptLine(JsonNode receipt) {
-        return receipt.path("kind").asText() + " " + receipt.path("id").asText()
-                + (receipt.has("seq") ? ", session seq " + receipt.path("seq").asLong() : "");
-    }
-
-    private void expect(boolean holds, String expected, Supplier<String> got) {
-        if (!holds) {
-            throw new DemoFailure(step, expected, got.get());
-        }
-    }
-
-    private void expectStatus(Reply reply, int status, String what) {
-        expect(reply.status() == status, status + " with " + what, reply::summary);
-    }
-
-    private JsonNode expectReceipt(Reply reply, String kind) {
-        JsonNode receipt = reply.receipt();
-        expect(kind.equals(receipt.path("kind").asText()), "a " + kind + " receipt", reply::summary);
-        return receipt;
     }
 
     private void expectSession(JsonNode receipt, String session) {
@@ -651,14 +515,6 @@ public final class PricingDeskStory {
             granted.add(grant.path("tool").asText());
         }
         expect(Objects.equals(granted, tools), "grants for " + tools, granted::toString);
-    }
-
-    private static String json(JsonNode node) {
-        try {
-            return Canonical.JSON.writeValueAsString(node);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a request body did not serialize: " + e.getOriginalMessage(), e);
-        }
     }
 
     private static String abbreviate(String hex) {

@@ -293,7 +293,7 @@ public final class McpEdge implements AutoCloseable {
             return ledgerRefusal(reply, id, sessionId);
         }
         sessions.put(sessionId, token);
-        LOG.info("Resumed session {} from the ledger", sessionId);
+        LOG.debug("Resumed session {} from the ledger", sessionId);
         return null;
     }
 

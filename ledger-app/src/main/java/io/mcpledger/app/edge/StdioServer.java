@@ -267,11 +267,11 @@ final class StdioServer implements AutoCloseable {
         }
     }
 
-    /** The command as a person would recognize it: whole when short, else its program and last argument. */
+    /** The command as a person would recognize it: whole when short, else its program's name and last argument. */
     static String describe(List<String> command) {
         String whole = String.join(" ", command);
-        return whole.length() <= 200 || command.size() < 3 ? whole
-                : command.get(0) + " ... " + command.get(command.size() - 1);
+        return whole.length() <= 80 || command.size() < 3 ? whole
+                : java.nio.file.Path.of(command.get(0)).getFileName() + " ... " + command.get(command.size() - 1);
     }
 
     private static String abbreviate(String line) {

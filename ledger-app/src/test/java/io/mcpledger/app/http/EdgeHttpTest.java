@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.mcpledger.app.edge.EdgeServer;
 import io.mcpledger.app.edge.EdgeSettings;
 import io.mcpledger.app.edge.McpEdge;
-import io.mcpledger.app.edge.PricingServer;
+import io.mcpledger.app.demo.PricingMcpServer;
 import io.mcpledger.app.statedir.Role;
 import io.mcpledger.app.testing.TestDatabases;
 import io.mcpledger.domain.crypto.Sha256;
@@ -78,7 +78,7 @@ class EdgeHttpTest {
         return new EdgeSettings("127.0.0.1", port, URI.create("http://127.0.0.1:" + ledger.server().port() + "/"),
                 ledger.credential(Role.EDGE), Map.of(Sha256.hexOfUtf8(ALICE), "alice", Sha256.hexOfUtf8(BOB), "bob"),
                 null, "edge-test", Duration.ofSeconds(5), 404,
-                List.of(java, "-cp", System.getProperty("java.class.path"), PricingServer.class.getName()));
+                List.of(java, "-cp", System.getProperty("java.class.path"), PricingMcpServer.class.getName()));
     }
 
     private McpSyncClient client(String token) {

@@ -73,4 +73,38 @@ class DemoIT {
             assertThat(left).as("the demo's temporary state is deleted").isEmpty();
         }
     }
+
+    /**
+     * {@code demo --mcp} from the packaged jar: the official MCP Java SDK client through the edge, which runs the jar's
+     * own stdio pricing server; the client keeps its session across the edge's restart, and the export verifies.
+     */
+    @Test
+    void theStoryThroughTheMcpEdgePasses() throws Exception {
+        Path stdout = work.resolve("mcp-stdout.txt");
+        Path stderr = work.resolve("mcp-stderr.txt");
+        Process demo = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", LedgerProcess.jar().toString(), "demo", "--mcp")
+                .directory(work.toFile())
+                .redirectOutput(stdout.toFile())
+                .redirectError(stderr.toFile())
+                .start();
+        if (!demo.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            demo.destroyForcibly();
+            throw new AssertionError("ledger-app demo --mcp did not finish in " + TIMEOUT_SECONDS + " s; it printed:\n"
+                    + Files.readString(stdout));
+        }
+        String out = Files.readString(stdout, StandardCharsets.UTF_8);
+        String err = Files.readString(stderr, StandardCharsets.UTF_8);
+
+        assertThat(demo.exitValue()).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
+        assertThat(out).contains("alice     initialize (protocol 2025-11-25) -> server pricing 1.0.0",
+                "the edge resumed mcp-", "(resumes 1): a fresh capability from the current policy, no new initialize",
+                "-> error result: requested tool quote on server pricing is not in capability scope",
+                "-> error result: capability has been revoked: cap-",
+                "200 verdict outcome_unknown",
+                "-> 404 session has been deleted",
+                "equal to the live GET /v1/projections/digest at the same tree size");
+        List<String> lines = out.strip().lines().toList();
+        assertThat(lines.get(lines.size() - 1)).startsWith("DEMO PASSED: all 16 steps of the pricing-desk story");
+    }
 }

@@ -1,4 +1,4 @@
-package io.mcpledger.app.edge;
+package io.mcpledger.app.demo;
 
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.server.McpServer;
@@ -11,12 +11,14 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The pricing desk's MCP server, written with the official MCP Java SDK and run by the edge over stdio: {@code quote}
- * prices a SKU (and is what a policy records and narrows), {@code discount} only computes. Two SKUs misbehave on
- * purpose: {@code CRASH} makes the process exit in the middle of the call, {@code HANG} never answers.
+ * The pricing desk's MCP server for {@code demo --mcp} and the edge's tests, written with the official MCP Java SDK and
+ * run by the edge over stdio ({@code java -cp ledger-app.jar io.mcpledger.app.demo.PricingMcpServer}): {@code quote}
+ * prices a SKU, {@code discount} only computes a price. Some SKUs misbehave on purpose: {@code CRASH} makes the process
+ * exit in the middle of the call (either tool), {@code HANG} never answers a quote, {@code MISSING} is a quote that
+ * fails ({@code isError}).
  */
-public final class PricingServer {
-    private PricingServer() {
+public final class PricingMcpServer {
+    private PricingMcpServer() {
     }
 
     public static void main(String[] args) throws InterruptedException {
@@ -26,7 +28,8 @@ public final class PricingServer {
                 .build();
         McpSchema.Tool discount = McpSchema.Tool.builder().name("discount").description("Apply a discount to a price")
                 .inputSchema(Map.of("type", "object", "properties", Map.of("price", Map.of("type", "number"),
-                        "percent", Map.of("type", "number")), "required", List.of("price", "percent")))
+                        "percent", Map.of("type", "number"), "sku", Map.of("type", "string")),
+                        "required", List.of("price", "percent")))
                 .build();
         McpSyncServer server = McpServer.sync(new StdioServerTransportProvider(McpJsonDefaults.getMapper()))
                 .serverInfo("pricing", "1.0.0")
@@ -48,6 +51,9 @@ public final class PricingServer {
                             .addTextContent(String.format(Locale.ROOT, "%s x%d: %.2f EUR", sku, qty, qty * 14.0))
                             .build();
                 }).build(), SyncToolSpecification.builder().tool(discount).callHandler((exchange, request) -> {
+                    if ("CRASH".equals(request.arguments().get("sku"))) {
+                        Runtime.getRuntime().halt(3);
+                    }
                     double price = ((Number) request.arguments().get("price")).doubleValue();
                     double percent = ((Number) request.arguments().get("percent")).doubleValue();
                     return McpSchema.CallToolResult.builder()
