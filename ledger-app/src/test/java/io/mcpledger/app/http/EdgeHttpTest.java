@@ -203,6 +203,29 @@ class EdgeHttpTest {
     }
 
     @Test
+    void anExpiredSessionIs404WithExpiredStatus404AndTheSdkClientInitializesAgainAfterwards() throws Exception {
+        McpSyncClient alice = client(ALICE);
+        alice.initialize();
+        String first = sessionsOf(ALICE).get(0).path("id").asText();
+        ledger.clock.advance(HttpLedger.IDLE_EXPIRY.plusSeconds(1));
+
+        // The SDK (2.1.0) hears 404 as a terminated session: the call fails, and the client's next request
+        // initializes a new session first.
+        assertThatThrownBy(() -> quote(alice, "A-100")).hasMessageContaining("MCP session with server terminated");
+        McpSchema.CallToolResult after = quote(alice, "A-100");
+
+        assertThat(after.isError()).isNotEqualTo(Boolean.TRUE);
+        // The client then drops the session with a DELETE, which ends the expired session for good.
+        assertThat(ledger.kindsOf(first)).startsWith("session.initialized", "session.expired", "call.refused");
+        JsonNode sessions = sessionsOf(ALICE);
+        assertThat(sessions).hasSize(2);
+        String second = sessions.get(0).path("id").asText().equals(first) ? sessions.get(1).path("id").asText()
+                : sessions.get(0).path("id").asText();
+        assertThat(callReceipts(second)).extracting(r -> r.kind().wire()).containsExactly("call.admitted",
+                "call.outcome");
+    }
+
+    @Test
     void anotherTokenCannotUseASessionAndItsOwnerGoesOn() throws Exception {
         McpSyncClient alice = client(ALICE);
         alice.initialize();
