@@ -89,6 +89,50 @@ class SeveralNodesHttpTest {
         }
     }
 
+    /** Calls without a session (contract section 15): one client's stream spread over every node, concurrently. */
+    @Test
+    void oneClientsConcurrentSessionlessCallsOverEveryNodeFormOneChainAndARevocationHoldsEverywhere() throws Exception {
+        startNodes(10_000);
+        String token = HttpLedger.clientToken("modern");
+        String tokenRef = io.mcpledger.domain.session.TokenRefs.of(token);
+
+        List<Reply> replies = concurrently(30, i -> () -> node(i).edge("POST", "/v1/calls").client(token)
+                .json("{\"requestId\":\"r-" + i + "\",\"principal\":\"modern\",\"serverId\":\"pricing\","
+                        + "\"protocolVersion\":\"2026-07-28\",\"edge\":{\"id\":\"e\",\"incarnation\":\"i\"},"
+                        + "\"server\":\"pricing\",\"tool\":\"quote\",\"operation\":\"invoke\","
+                        + "\"argumentsSha256\":\"" + HttpLedger.args("r-" + i) + "\"}").send());
+
+        Set<Long> seqs = new HashSet<>();
+        for (Reply reply : replies) {
+            assertThat(reply.assertStatus(200).json().path("decision").asText()).isEqualTo("admitted");
+            seqs.add(reply.receipt().seq());
+        }
+        assertThat(seqs).hasSize(30).contains(1L, 30L);
+        for (HttpLedger node : nodes) {
+            node.server().engine().follow();
+            List<Receipt> chain = node.server().engine().clientReceipts(tokenRef);
+            assertThat(chain).hasSize(30);
+            assertLinked(chain);
+            assertThat(node.auditor("GET", "/v1/clients/" + tokenRef).send().assertStatus(200).json()
+                    .path("calls").path("admitted").asLong()).isEqualTo(30);
+        }
+        Reply again = node(1).edge("POST", "/v1/calls").client(token)
+                .json("{\"requestId\":\"r-0\",\"principal\":\"modern\",\"serverId\":\"pricing\","
+                        + "\"protocolVersion\":\"2026-07-28\",\"edge\":{\"id\":\"e\",\"incarnation\":\"i\"},"
+                        + "\"server\":\"pricing\",\"tool\":\"quote\",\"operation\":\"invoke\","
+                        + "\"argumentsSha256\":\"" + HttpLedger.args("r-0") + "\"}").send().assertStatus(200);
+        assertThat(again.receipt()).isEqualTo(replies.get(0).receipt());
+
+        node(0).operator("POST", "/v1/principals/revoke").json("{\"tokenSha256\":\"" + token + "\"}").send()
+                .assertStatus(200);
+        node(2).edge("POST", "/v1/calls").client(token)
+                .json("{\"requestId\":\"r-after\",\"principal\":\"modern\",\"serverId\":\"pricing\","
+                        + "\"protocolVersion\":\"2026-07-28\",\"edge\":{\"id\":\"e\",\"incarnation\":\"i\"},"
+                        + "\"server\":\"pricing\",\"tool\":\"quote\",\"operation\":\"invoke\","
+                        + "\"argumentsSha256\":\"" + HttpLedger.args("r-after") + "\"}").send()
+                .assertErrorWithReceipt(403, "token_revoked", "the client token has been revoked");
+    }
+
     @Test
     void sessionsSpreadRoundRobinKeepTheirChainsAndARepeatedRequestIdGetsTheSameReceiptFromAnyNode()
             throws Exception {
