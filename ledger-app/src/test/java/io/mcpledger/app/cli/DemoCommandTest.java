@@ -232,10 +232,11 @@ class DemoCommandTest {
         Run run = run(LedgerMain.commandLine(), "demo", "--help");
 
         assertThat(run.exit()).isZero();
-        assertThat(run.out()).startsWith("Usage: ledger-app demo [-hV] [--keep] [--verbose]\n");
+        assertThat(run.out()).startsWith("Usage: ledger-app demo [-hV] [--keep] [--mcp] [--verbose]\n");
         // Picocli wraps the description at 80 columns.
         assertThat(run.out().replaceAll("\\s+", " ")).contains("Tells the pricing-desk story of the ledger contract's section 12", "--verbose Print session and capability ids and paths whole",
-                "--keep Keep the temporary state and bundles", "Exit 0 when every step did, 1 at the first that did not"
+                "--keep Keep the temporary state and bundles",
+                "--mcp Tell the story through the reference MCP edge (ledger-app edge) with a real MCP client", "Exit 0 when every step did, 1 at the first that did not"
                         + " ('DEMO FAILED at step N: expected X, got Y'; a ledger that cannot start fails step 1), 2 for a"
                         + " bad flag or when no temporary directory can be made.");
     }
