@@ -14,7 +14,6 @@ import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTranspor
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -66,9 +65,7 @@ public final class McpDeskStory extends DemoStory {
         policy(FULL_POLICY);
 
         step("The edge starts in front of the stdio pricing server, and tells the ledger its new incarnation.");
-        try (ServerSocket socket = new ServerSocket(0)) {
-            edgePort = socket.getLocalPort();
-        }
+        edgePort = RestartablePorts.pick();
         startEdge();
 
         step("alice's MCP client initializes through the edge: the MCP session is a ledger session.");

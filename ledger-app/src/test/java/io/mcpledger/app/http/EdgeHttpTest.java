@@ -9,6 +9,7 @@ import io.mcpledger.app.edge.EdgeServer;
 import io.mcpledger.app.edge.EdgeSettings;
 import io.mcpledger.app.edge.McpEdge;
 import io.mcpledger.app.demo.PricingMcpServer;
+import io.mcpledger.app.demo.RestartablePorts;
 import io.mcpledger.app.statedir.Role;
 import io.mcpledger.app.testing.TestDatabases;
 import io.mcpledger.domain.crypto.Sha256;
@@ -20,7 +21,6 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizationException;
 import io.modelcontextprotocol.spec.McpSchema;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -58,9 +58,7 @@ class EdgeHttpTest {
     @BeforeEach
     void start() throws Exception {
         ledger = HttpLedger.start(TestDatabases.Kind.H2, dir.resolve("ledger"));
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        port = RestartablePorts.pick();
         edge = EdgeServer.start(settings());
     }
 

@@ -1,8 +1,8 @@
 package io.mcpledger.app.it;
 
+import io.mcpledger.app.demo.RestartablePorts;
 import io.mcpledger.app.testing.TestIo;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -49,9 +49,7 @@ final class LedgerProcess implements AutoCloseable {
     }
 
     static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        return RestartablePorts.pick();
     }
 
     /** Runs a sub-command to completion (init, a refused serve) and returns the process. */

@@ -64,7 +64,8 @@ class ServeIT {
     void anInvalidPolicyFileIsOneLineAndExit2AndCreatesNothing() throws Exception {
         Files.writeString(work.resolve("bad.yaml"), "capabilities:\n  default:\n    tools:\n      - {server: p, tool: q, operations: [invoke], ttl: 1.5}\n");
 
-        Process serve = LedgerProcess.run(work, "serve", "--policy", "bad.yaml");
+        Process serve = LedgerProcess.run(work, "serve", "--policy", "bad.yaml", "--listen",
+                "127.0.0.1:" + LedgerProcess.freePort());
 
         assertThat(serve.exitValue()).isEqualTo(2);
         assertThat(LedgerProcess.read(serve.getErrorStream())).isEqualTo(
