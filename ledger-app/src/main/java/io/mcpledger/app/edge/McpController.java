@@ -37,8 +37,9 @@ class McpController {
                               @Nullable @Header("Mcp-Session-Id") String sessionId,
                               @Nullable @Header("MCP-Protocol-Version") String protocolVersion,
                               @Nullable @Header("Mcp-Method") String method,
+                              @Nullable @Header("Mcp-Name") String name,
                               @Body @Bindable(defaultValue = "") byte[] body) {
-        return http(edge.post(new McpEdge.Headers(authorization, sessionId, protocolVersion, method), body));
+        return http(edge.post(new McpEdge.Headers(authorization, sessionId, protocolVersion, method, name), body));
     }
 
     @Delete
@@ -46,12 +47,12 @@ class McpController {
     HttpResponse<byte[]> delete(@Nullable @Header("Authorization") String authorization,
                                 @Nullable @Header("Mcp-Session-Id") String sessionId,
                                 @Nullable @Header("MCP-Protocol-Version") String protocolVersion) {
-        return http(edge.delete(new McpEdge.Headers(authorization, sessionId, protocolVersion, null)));
+        return http(edge.delete(new McpEdge.Headers(authorization, sessionId, protocolVersion)));
     }
 
     @Get
     HttpResponse<byte[]> get(@Nullable @Header("Authorization") String authorization) {
-        return http(edge.get(new McpEdge.Headers(authorization, null, null, null)));
+        return http(edge.get(new McpEdge.Headers(authorization, null, null)));
     }
 
     private static HttpResponse<byte[]> http(McpEdge.Response answer) {

@@ -67,7 +67,11 @@ public final class McpEdge implements AutoCloseable {
     }
 
     /** The request's MCP headers, as the client sent them (null when absent). */
-    public record Headers(String authorization, String sessionId, String protocolVersion, String method) {
+    public record Headers(String authorization, String sessionId, String protocolVersion, String method, String name) {
+        /** A request's headers without the {@code 2026-07-28} request metadata ({@code Mcp-Method}, {@code Mcp-Name}). */
+        public Headers(String authorization, String sessionId, String protocolVersion) {
+            this(authorization, sessionId, protocolVersion, null, null);
+        }
     }
 
     /** Where a {@code tools/call}'s admission and outcome go: a ledger session, or the client's stream. */
@@ -193,7 +197,11 @@ public final class McpEdge implements AutoCloseable {
                     + " but the body's method is " + method));
         }
         if (id == null) {
-            return Response.accepted();
+            return Response.accepted(); // the revision defines no header rules for notifications
+        }
+        String mismatch = RequestMetadata.mismatch(method, params, headers.method(), headers.name());
+        if (mismatch != null) {
+            return Response.of(400, error(id, HEADER_MISMATCH, mismatch));
         }
         return switch (method) {
             case "server/discover" -> Response.of(200, result(id, discover()));

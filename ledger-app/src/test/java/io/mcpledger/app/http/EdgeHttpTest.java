@@ -5,13 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.mcpledger.app.edge.EdgeServer;
-import io.mcpledger.app.edge.EdgeSettings;
 import io.mcpledger.app.edge.McpEdge;
-import io.mcpledger.app.demo.PricingMcpServer;
-import io.mcpledger.app.demo.RestartablePorts;
-import io.mcpledger.app.statedir.Role;
-import io.mcpledger.app.testing.TestDatabases;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.receipt.Receipt;
@@ -49,34 +43,23 @@ class EdgeHttpTest {
     @TempDir
     Path dir;
 
+    private EdgeUnderTest world;
     private HttpLedger ledger;
-    private EdgeServer edge;
     private int port;
     private final List<McpSyncClient> clients = new ArrayList<>();
     private final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeEach
     void start() throws Exception {
-        ledger = HttpLedger.start(TestDatabases.Kind.H2, dir.resolve("ledger"));
-        port = RestartablePorts.pick();
-        edge = EdgeServer.start(settings());
+        world = EdgeUnderTest.start(dir, "edge-test", Duration.ofSeconds(5), ALICE, "alice", BOB, "bob");
+        ledger = world.ledger;
+        port = world.port;
     }
 
     @AfterEach
     void stop() {
         clients.forEach(McpSyncClient::close);
-        if (edge != null) {
-            edge.close();
-        }
-        ledger.close();
-    }
-
-    private EdgeSettings settings() {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new EdgeSettings("127.0.0.1", port, URI.create("http://127.0.0.1:" + ledger.server().port() + "/"),
-                ledger.credential(Role.EDGE), Map.of(Sha256.hexOfUtf8(ALICE), "alice", Sha256.hexOfUtf8(BOB), "bob"),
-                null, "edge-test", Duration.ofSeconds(5), 404,
-                List.of(java, "-cp", System.getProperty("java.class.path"), PricingMcpServer.class.getName()));
+        world.close();
     }
 
     private McpSyncClient client(String token) {
@@ -144,8 +127,7 @@ class EdgeHttpTest {
         quote(alice, "A-100");
         String session = sessionsOf(ALICE).get(0).path("id").asText();
 
-        edge.close();
-        edge = EdgeServer.start(settings());
+        world.restartEdge();
         McpSchema.CallToolResult after = quote(alice, "B-200");
 
         assertThat(after.isError()).isNotEqualTo(Boolean.TRUE);
@@ -266,9 +248,11 @@ class EdgeHttpTest {
                 + "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"modern\",\"version\":\"2.4.0\"}}";
 
         HttpResponse<String> discover = post(ALICE, null, "2026-07-28",
-                "{\"jsonrpc\":\"2.0\",\"id\":\"d\",\"method\":\"server/discover\",\"params\":{" + meta + "}}");
+                "{\"jsonrpc\":\"2.0\",\"id\":\"d\",\"method\":\"server/discover\",\"params\":{" + meta + "}}",
+                "Mcp-Method", "server/discover");
         HttpResponse<String> called = post(ALICE, null, "2026-07-28", "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
-                + "\"tools/call\",\"params\":{\"name\":\"quote\",\"arguments\":{\"sku\":\"A-100\",\"qty\":3}," + meta + "}}");
+                + "\"tools/call\",\"params\":{\"name\":\"quote\",\"arguments\":{\"sku\":\"A-100\",\"qty\":3}," + meta + "}}",
+                "Mcp-Method", "tools/call", "Mcp-Name", "quote");
         HttpResponse<String> mismatched = post(ALICE, null, "2026-07-28", "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":"
                 + "\"tools/list\",\"params\":{}}");
 
@@ -293,11 +277,52 @@ class EdgeHttpTest {
         assertThat(send(ALICE, null, "GET", "2026-07-28").statusCode()).isEqualTo(405);
     }
 
-    private HttpResponse<String> post(String token, String session, String version, String json) throws Exception {
+    @Test
+    void aSessionlessCallWhoseHeadersDoNotNameItsToolIsRefusedBeforeTheLedgerOrTheServerHearsOfIt() throws Exception {
+        String meta = "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                + "\"io.modelcontextprotocol/clientCapabilities\":{}}";
+        String refund = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"refund\","
+                + "\"arguments\":{}," + meta + "}}";
+        long before = ledger.receipts();
+
+        HttpResponse<String> otherName = post(ALICE, null, "2026-07-28", refund, "Mcp-Method", "tools/call",
+                "Mcp-Name", "quote");
+        HttpResponse<String> noName = post(ALICE, null, "2026-07-28", refund, "Mcp-Method", "tools/call");
+        HttpResponse<String> noMethod = post(ALICE, null, "2026-07-28", refund, "Mcp-Name", "refund");
+        long afterRefused = ledger.receipts();
+        // A name that looks like the encoding itself travels encoded (the revision's rule against ambiguity).
+        HttpResponse<String> encoded = post(ALICE, null, "2026-07-28", refund.replace("refund", "=?base64?x?="),
+                "Mcp-Method", "tools/call", "Mcp-Name", "=?base64?PT9iYXNlNjQ/eD89?=");
+
+        assertThat(List.of(otherName, noName, noMethod)).allSatisfy(r -> {
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(parse(r.body()).path("error").path("code").asInt()).isEqualTo(-32020);
+            assertThat(parse(r.body()).path("id").asInt()).isEqualTo(9);
+        });
+        assertThat(parse(otherName.body()).path("error").path("message").asText())
+                .isEqualTo("Header mismatch: Mcp-Name header value 'quote' does not match body value 'refund'");
+        assertThat(parse(noName.body()).path("error").path("message").asText())
+                .isEqualTo("the Mcp-Name header is missing: a tools/call request names its params.name in it");
+        assertThat(parse(noMethod.body()).path("error").path("message").asText())
+                .isEqualTo("the Mcp-Method header is missing: a 2026-07-28 request names its method (tools/call) in it");
+        assertThat(afterRefused).isEqualTo(before);
+        // The encoded name matches, so the call goes to the ledger, which refuses the tool it does not grant.
+        assertThat(encoded.statusCode()).isEqualTo(200);
+        assertThat(parse(encoded.body()).path("result").path("content").get(0).path("text").asText())
+                .isEqualTo("requested tool =?base64?x?= on server pricing is not in capability scope");
+        assertThat(ledger.receipts()).isEqualTo(before + 1);
+    }
+
+    /** A POST to the edge; {@code headers} alternates more header names and values. */
+    private HttpResponse<String> post(String token, String session, String version, String json, String... headers)
+            throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp"))
                 .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
                 .header("Accept", "application/json, text/event-stream")
                 .POST(HttpRequest.BodyPublishers.ofString(json));
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
         if (session != null) {
             request.header("Mcp-Session-Id", session);
         }

@@ -6,20 +6,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.mcpledger.app.demo.PricingMcpServer;
-import io.mcpledger.app.demo.RestartablePorts;
-import io.mcpledger.app.edge.EdgeServer;
-import io.mcpledger.app.edge.EdgeSettings;
 import io.mcpledger.app.edge.McpEdge;
-import io.mcpledger.app.statedir.Role;
-import io.mcpledger.app.testing.TestDatabases;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.TokenRefs;
 import java.io.File;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,8 +47,8 @@ class TypeScriptInteropTest {
     @TempDir
     Path dir;
 
+    private EdgeUnderTest world;
     private HttpLedger ledger;
-    private EdgeServer edge;
     private int port;
 
     /** Copies the package, its lockfile and the client script next to the build's output and installs the SDKs there. */
@@ -84,17 +77,14 @@ class TypeScriptInteropTest {
 
     @BeforeEach
     void start() throws Exception {
-        ledger = HttpLedger.start(TestDatabases.Kind.H2, dir.resolve("ledger"));
-        port = RestartablePorts.pick();
-        edge = EdgeServer.start(settings());
+        world = EdgeUnderTest.start(dir, "edge-ts", Duration.ofSeconds(10), ALICE, "alice", BOB, "bob");
+        ledger = world.ledger;
+        port = world.port;
     }
 
     @AfterEach
     void stop() {
-        if (edge != null) {
-            edge.close();
-        }
-        ledger.close();
+        world.close();
     }
 
     @Test
@@ -102,8 +92,7 @@ class TypeScriptInteropTest {
         JsonNode first = run(legacy(ALICE, null).calls(quote("A-100")));
         String session = first.path("sessionId").asText();
 
-        edge.close();
-        edge = EdgeServer.start(settings());
+        world.restartEdge();
         JsonNode second = run(legacy(ALICE, session).calls(quote("B-200")));
 
         assertThat(first.path("protocolVersion").asText()).isEqualTo("2025-11-25");
@@ -178,8 +167,7 @@ class TypeScriptInteropTest {
                     tools:
                       - {server: pricing, tool: discount, operations: [invoke], ttl: 300}
                 """).assertStatus(200);
-        edge.close();
-        edge = EdgeServer.start(settings());
+        world.restartEdge();
         JsonNode narrowed = run(modern(ALICE).calls(quote("A-100"), discount()));
         ledger.operator("POST", "/v1/principals/revoke")
                 .json("{\"tokenSha256\":\"" + Sha256.hexOfUtf8(ALICE) + "\"}").send().assertStatus(200);
@@ -226,14 +214,6 @@ class TypeScriptInteropTest {
         assertThat(text(auto, 0)).isEqualTo("85.00 EUR");
         List<Receipt> stream = ledger.server().engine().clientReceipts(TokenRefs.of(Sha256.hexOfUtf8(ALICE)));
         assertThat(stream).extracting(r -> r.kind().wire()).containsExactly("call.admitted", "call.outcome");
-    }
-
-    private EdgeSettings settings() {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new EdgeSettings("127.0.0.1", port, URI.create("http://127.0.0.1:" + ledger.server().port() + "/"),
-                ledger.credential(Role.EDGE), Map.of(Sha256.hexOfUtf8(ALICE), "alice", Sha256.hexOfUtf8(BOB), "bob"),
-                null, "edge-ts", Duration.ofSeconds(10), 404,
-                List.of(java, "-cp", System.getProperty("java.class.path"), PricingMcpServer.class.getName()));
     }
 
     /** A plan for {@code mcp-client.mjs}: which SDK, which token, which calls. */
