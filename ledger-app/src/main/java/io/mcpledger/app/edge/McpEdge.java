@@ -192,16 +192,12 @@ public final class McpEdge implements AutoCloseable {
                     + " params._meta[\"" + META_VERSION + "\"] is " + (version == null ? "absent" : version)
                     + "; the two must name the same version"));
         }
-        if (headers.method() != null && !headers.method().equals(method)) {
-            return Response.of(400, error(id, HEADER_MISMATCH, "the Mcp-Method header says " + headers.method()
-                    + " but the body's method is " + method));
-        }
-        if (id == null) {
-            return Response.accepted(); // the revision defines no header rules for notifications
-        }
-        String mismatch = RequestMetadata.mismatch(method, params, headers.method(), headers.name());
+        String mismatch = RequestMetadata.mismatch(method, params, id != null, headers.method(), headers.name());
         if (mismatch != null) {
             return Response.of(400, error(id, HEADER_MISMATCH, mismatch));
+        }
+        if (id == null) {
+            return Response.accepted();
         }
         return switch (method) {
             case "server/discover" -> Response.of(200, result(id, discover()));

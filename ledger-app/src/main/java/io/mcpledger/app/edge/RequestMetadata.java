@@ -27,10 +27,17 @@ final class RequestMetadata {
     }
 
     /**
-     * Why a request's {@code Mcp-Method} and {@code Mcp-Name} headers ({@code null} when absent) do not go with its
-     * {@code method} and {@code params}, or null when they do.
+     * Why a message's {@code Mcp-Method} and {@code Mcp-Name} headers ({@code null} when absent) do not go with its
+     * {@code method} and {@code params}, or null when they do. A notification ({@code request} false) is held only to
+     * an {@code Mcp-Method} it sends: the revision defines no header rules for notifications.
      */
-    static String mismatch(String method, JsonNode params, String methodHeader, String nameHeader) {
+    static String mismatch(String method, JsonNode params, boolean request, String methodHeader, String nameHeader) {
+        if (methodHeader != null && !methodHeader.equals(method)) {
+            return "the Mcp-Method header says " + methodHeader + " but the body's method is " + method;
+        }
+        if (!request) {
+            return null;
+        }
         if (methodHeader == null) {
             return "the Mcp-Method header is missing: a " + McpEdge.SESSIONLESS + " request names its method ("
                     + method + ") in it";

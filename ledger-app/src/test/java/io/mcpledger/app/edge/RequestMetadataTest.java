@@ -45,46 +45,59 @@ class RequestMetadataTest {
 
     @Test
     void aToolsCallWhoseHeadersNameItsMethodAndToolPasses() throws IOException {
-        assertThat(RequestMetadata.mismatch("tools/call", params("{\"name\":\"quote\"}"), "tools/call", "quote"))
+        assertThat(RequestMetadata.mismatch("tools/call", params("{\"name\":\"quote\"}"), true, "tools/call", "quote"))
                 .isNull();
-        assertThat(RequestMetadata.mismatch("resources/read", params("{\"uri\":\"file:///a b\"}"), "resources/read",
+        assertThat(RequestMetadata.mismatch("resources/read", params("{\"uri\":\"file:///a b\"}"), true, "resources/read",
                 "file:///a b")).isNull();
-        assertThat(RequestMetadata.mismatch("tools/call", params("{\"name\":\"prix \u00e9t\u00e9\"}"), "tools/call",
+        assertThat(RequestMetadata.mismatch("tools/call", params("{\"name\":\"prix \u00e9t\u00e9\"}"), true, "tools/call",
                 "=?base64?cHJpeCDDqXTDqQ==?=")).isNull();
-        assertThat(RequestMetadata.mismatch("tools/list", params("{}"), "tools/list", null)).isNull();
+        assertThat(RequestMetadata.mismatch("tools/list", params("{}"), true, "tools/list", null)).isNull();
+    }
+
+    @Test
+    void aNotificationIsHeldOnlyToTheMcpMethodItSends() throws IOException {
+        assertThat(RequestMetadata.mismatch("notifications/x", params("{}"), false, null, null)).isNull();
+        assertThat(RequestMetadata.mismatch("notifications/x", params("{}"), false, "notifications/y", null))
+                .isEqualTo("the Mcp-Method header says notifications/y but the body's method is notifications/x");
+    }
+
+    @Test
+    void anMcpMethodThatIsNotTheBodysIsAMismatch() throws IOException {
+        assertThat(RequestMetadata.mismatch("tools/call", params("{\"name\":\"quote\"}"), true, "tools/list", "quote"))
+                .isEqualTo("the Mcp-Method header says tools/list but the body's method is tools/call");
     }
 
     @Test
     void aMissingMcpMethodIsRefused() throws IOException {
-        assertThat(RequestMetadata.mismatch("tools/list", params("{}"), null, null))
+        assertThat(RequestMetadata.mismatch("tools/list", params("{}"), true, null, null))
                 .isEqualTo("the Mcp-Method header is missing: a 2026-07-28 request names its method (tools/list) in it");
     }
 
     @Test
     void aMissingMcpNameIsRefusedForTheMethodsThatMirrorAName() throws IOException {
-        assertThat(RequestMetadata.mismatch("tools/call", params("{\"name\":\"quote\"}"), "tools/call", null))
+        assertThat(RequestMetadata.mismatch("tools/call", params("{\"name\":\"quote\"}"), true, "tools/call", null))
                 .isEqualTo("the Mcp-Name header is missing: a tools/call request names its params.name in it");
-        assertThat(RequestMetadata.mismatch("resources/read", params("{\"uri\":\"x\"}"), "resources/read", null))
+        assertThat(RequestMetadata.mismatch("resources/read", params("{\"uri\":\"x\"}"), true, "resources/read", null))
                 .isEqualTo("the Mcp-Name header is missing: a resources/read request names its params.uri in it");
-        assertThat(RequestMetadata.mismatch("prompts/get", params("{\"name\":\"p\"}"), "prompts/get", null))
+        assertThat(RequestMetadata.mismatch("prompts/get", params("{\"name\":\"p\"}"), true, "prompts/get", null))
                 .isNotNull();
     }
 
     @Test
     void anMcpNameThatIsNotTheBodysIsAMismatch() throws IOException {
-        assertThat(RequestMetadata.mismatch("tools/call", params("{\"name\":\"refund\"}"), "tools/call", "quote"))
+        assertThat(RequestMetadata.mismatch("tools/call", params("{\"name\":\"refund\"}"), true, "tools/call", "quote"))
                 .isEqualTo("Header mismatch: Mcp-Name header value 'quote' does not match body value 'refund'");
-        assertThat(RequestMetadata.mismatch("tools/call", params("{}"), "tools/call", "quote"))
+        assertThat(RequestMetadata.mismatch("tools/call", params("{}"), true, "tools/call", "quote"))
                 .isEqualTo("Header mismatch: Mcp-Name header value 'quote' does not match body value"
                         + " '(no params.name)'");
         // Values are case-sensitive.
-        assertThat(RequestMetadata.mismatch("tools/call", params("{\"name\":\"Quote\"}"), "tools/call", "quote"))
+        assertThat(RequestMetadata.mismatch("tools/call", params("{\"name\":\"Quote\"}"), true, "tools/call", "quote"))
                 .isNotNull();
     }
 
     @Test
     void aMalformedMcpNameIsRefused() throws IOException {
-        assertThat(RequestMetadata.mismatch("tools/call", params("{\"name\":\"quote\"}"), "tools/call",
+        assertThat(RequestMetadata.mismatch("tools/call", params("{\"name\":\"quote\"}"), true, "tools/call",
                 "=?base64?***?=")).startsWith("the Mcp-Name header is malformed");
     }
 }

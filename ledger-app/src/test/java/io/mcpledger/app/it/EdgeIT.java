@@ -7,6 +7,8 @@ import io.mcpledger.app.testing.TestIo;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.session.TokenRefs;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -155,6 +157,7 @@ class EdgeIT {
         return http.sendAsync(request(port, session, version, json), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** A POST to the edge; a 2026-07-28 request mirrors its method and tool name into headers, as its clients do. */
     private static HttpRequest request(int port, String session, String version, String json) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp"))
                 .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
@@ -164,6 +167,18 @@ class EdgeIT {
         }
         if (version != null) {
             request.header("MCP-Protocol-Version", version);
+        }
+        if ("2026-07-28".equals(version)) {
+            JsonNode body;
+            try {
+                body = Canonical.parse(json);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            request.header("Mcp-Method", body.path("method").asText());
+            if (body.path("params").path("name").isTextual()) {
+                request.header("Mcp-Name", body.path("params").path("name").asText());
+            }
         }
         return request.build();
     }
