@@ -163,33 +163,30 @@ public final class EdgeOverheadBenchmark {
 
     /**
      * Runs {@code call} {@code warmup} times unmeasured, then {@code measured} times, one at a time, and prints the
-     * rate; answers the measured latencies in microseconds, sorted.
+     * rate; answers the measured latencies in nanoseconds, sorted.
      */
     private static long[] timed(String unit, int warmup, int measured, Call call) throws Exception {
         for (int i = 0; i < warmup; i++) {
             call.run(i);
         }
-        long[] micros = new long[measured];
+        long[] nanos = new long[measured];
         long started = System.nanoTime();
         for (int i = 0; i < measured; i++) {
             long t = System.nanoTime();
             call.run(warmup + i);
-            micros[i] = (System.nanoTime() - t) / 1_000;
+            nanos[i] = System.nanoTime() - t;
         }
         double seconds = (System.nanoTime() - started) / 1e9;
         System.out.printf(Locale.ROOT, "  %d %s in %.1f s: %.0f %s/s%n", measured, unit, seconds, measured / seconds,
                 unit);
-        Arrays.sort(micros);
-        return micros;
+        Arrays.sort(nanos);
+        return nanos;
     }
 
-    private static void report(String what, long[] micros) {
+    private static void report(String what, long[] nanos) {
         System.out.printf(Locale.ROOT, "%s: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms%n", what,
-                at(micros, 0.50), at(micros, 0.90), at(micros, 0.99), at(micros, 0.999),
-                micros[micros.length - 1] / 1000.0);
-    }
-
-    private static double at(long[] sorted, double quantile) {
-        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(quantile * sorted.length) - 1)] / 1000.0;
+                HttpLoadGenerator.percentile(nanos, 0.50), HttpLoadGenerator.percentile(nanos, 0.90),
+                HttpLoadGenerator.percentile(nanos, 0.99), HttpLoadGenerator.percentile(nanos, 0.999),
+                HttpLoadGenerator.percentile(nanos, 1.0));
     }
 }

@@ -108,11 +108,8 @@ public final class ForcedWriteBenchmark {
             long[] sorted = Arrays.copyOf(nanos, size);
             Arrays.sort(sorted);
             System.out.printf(Locale.ROOT, "  each: p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms%n",
-                    at(sorted, 0.50), at(sorted, 0.99), at(sorted, 0.999), sorted[size - 1] / 1e6);
-        }
-
-        private static double at(long[] sorted, double quantile) {
-            return sorted[Math.min(sorted.length - 1, (int) Math.ceil(quantile * sorted.length) - 1)] / 1e6;
+                    HttpLoadGenerator.percentile(sorted, 0.50), HttpLoadGenerator.percentile(sorted, 0.99),
+                    HttpLoadGenerator.percentile(sorted, 0.999), HttpLoadGenerator.percentile(sorted, 1.0));
         }
     }
 

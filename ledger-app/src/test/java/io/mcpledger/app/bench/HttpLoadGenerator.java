@@ -1886,7 +1886,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         }
     }
 
-    private static double percentile(long[] sorted, double q) {
+    /** The {@code q} quantile of nanosecond latencies sorted ascending, in milliseconds; NaN when there are none. */
+    static double percentile(long[] sorted, double q) {
         if (sorted.length == 0) {
             return Double.NaN;
         }
