@@ -7,11 +7,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.edge.McpEdge;
+import io.mcpledger.app.testing.InteropTools;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.TokenRefs;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -49,13 +48,12 @@ class TypeScriptInteropTest {
 
     private EdgeUnderTest world;
     private HttpLedger ledger;
-    private int port;
 
     /** Copies the package, its lockfile and the client script next to the build's output and installs the SDKs there. */
     @BeforeAll
     static void installTheSdksFromTheLockfile() throws Exception {
         for (String program : List.of("node", "npm")) {
-            if (!onPath(program)) {
+            if (!InteropTools.onPath(program)) {
                 requireOrSkip(program + " is not on the PATH");
             }
         }
@@ -79,7 +77,6 @@ class TypeScriptInteropTest {
     void start() throws Exception {
         world = EdgeUnderTest.start(dir, "edge-ts", Duration.ofSeconds(10), ALICE, "alice", BOB, "bob");
         ledger = world.ledger;
-        port = world.port;
     }
 
     @AfterEach
@@ -221,7 +218,7 @@ class TypeScriptInteropTest {
         private final ObjectNode json = Canonical.JSON.createObjectNode();
 
         Plan(String era, String token, String sessionId) {
-            json.put("url", "http://127.0.0.1:" + port + "/mcp");
+            json.put("url", world.mcp());
             json.put("token", token);
             json.put("era", era);
             if (sessionId != null) {
@@ -270,6 +267,10 @@ class TypeScriptInteropTest {
         return call;
     }
 
+    private static void requireOrSkip(String why) {
+        InteropTools.requireOrSkip("TypeScriptInteropTest", why + " (install Node.js 20 or later with npm)");
+    }
+
     /** Runs the TypeScript client on a plan and answers its one-line report; a client that fails to run fails the test. */
     private JsonNode run(Plan plan) throws Exception {
         Path out = dir.resolve("client-" + System.nanoTime() + ".out");
@@ -308,26 +309,4 @@ class TypeScriptInteropTest {
         return ledger.auditor("GET", "/v1/receipts/" + id).send().assertStatus(200).receipt();
     }
 
-    private static boolean onPath(String program) {
-        String path = System.getenv("PATH");
-        if (path != null) {
-            for (String entry : path.split(File.pathSeparator)) {
-                if (!entry.isEmpty() && Files.isExecutable(Path.of(entry, program))) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /** As the other interop checks: a failure where {@code LEDGER_TEST_INTEROP=required} (CI), else a skip. */
-    private static void requireOrSkip(String why) {
-        if ("required".equals(System.getenv("LEDGER_TEST_INTEROP"))) {
-            throw new IllegalStateException("the TypeScript interop test is required here (LEDGER_TEST_INTEROP=required)"
-                    + " but " + why);
-        }
-        String skipped = "TypeScript interop skipped: " + why + "; install Node.js 20 or later with npm";
-        System.err.println(skipped);
-        Assumptions.abort(skipped);
-    }
 }

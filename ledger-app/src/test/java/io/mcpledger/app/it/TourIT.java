@@ -2,8 +2,8 @@ package io.mcpledger.app.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mcpledger.app.testing.InteropTools;
 import io.mcpledger.app.testing.TestIo;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,8 +15,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,21 +37,11 @@ class TourIT {
     @BeforeAll
     static void requireCurlAndJq() {
         for (String tool : List.of("curl", "jq")) {
-            if (onPath(tool)) {
-                continue;
+            if (!InteropTools.onPath(tool)) {
+                InteropTools.requireOrSkip("TourIT", tool + " is not on the PATH (Debian package " + tool
+                        + "), and the README's tour needs it");
             }
-            String why = tool + " is not on the PATH (Debian package " + tool + "), and the README's tour needs it";
-            if ("required".equals(System.getenv("LEDGER_TEST_INTEROP"))) {
-                throw new IllegalStateException("the tour is required here (LEDGER_TEST_INTEROP=required) but " + why);
-            }
-            System.err.println("TourIT skipped: " + why);
-            Assumptions.abort("TourIT skipped: " + why);
         }
-    }
-
-    private static boolean onPath(String program) {
-        return Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-                .anyMatch(dir -> !dir.isEmpty() && Files.isExecutable(Path.of(dir, program)));
     }
 
     @Test
