@@ -45,7 +45,6 @@ class EdgeHttpTest {
 
     private EdgeUnderTest world;
     private HttpLedger ledger;
-    private int port;
     private final List<McpSyncClient> clients = new ArrayList<>();
     private final HttpClient http = HttpClient.newHttpClient();
 
@@ -53,7 +52,6 @@ class EdgeHttpTest {
     void start() throws Exception {
         world = EdgeUnderTest.start(dir, "edge-test", Duration.ofSeconds(5), ALICE, "alice", BOB, "bob");
         ledger = world.ledger;
-        port = world.port;
     }
 
     @AfterEach
@@ -64,7 +62,7 @@ class EdgeHttpTest {
 
     private McpSyncClient client(String token) {
         HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport
-                .builder("http://127.0.0.1:" + port).endpoint("/mcp")
+                .builder("http://127.0.0.1:" + world.port).endpoint("/mcp")
                 .httpRequestCustomizer((builder, method, uri, body, context) ->
                         builder.header("Authorization", "Bearer " + token))
                 .build();
@@ -316,7 +314,7 @@ class EdgeHttpTest {
     /** A POST to the edge; {@code headers} alternates more header names and values. */
     private HttpResponse<String> post(String token, String session, String version, String json, String... headers)
             throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp"))
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(world.mcp()))
                 .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
                 .header("Accept", "application/json, text/event-stream")
                 .POST(HttpRequest.BodyPublishers.ofString(json));
@@ -333,7 +331,7 @@ class EdgeHttpTest {
     }
 
     private HttpResponse<String> send(String token, String session, String method, String version) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp"))
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(world.mcp()))
                 .header("Authorization", "Bearer " + token).method(method, HttpRequest.BodyPublishers.noBody());
         if (session != null) {
             request.header("Mcp-Session-Id", session);

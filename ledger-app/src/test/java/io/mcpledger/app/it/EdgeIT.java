@@ -7,8 +7,6 @@ import io.mcpledger.app.testing.TestIo;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.session.TokenRefs;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -98,7 +96,8 @@ class EdgeIT {
                 CompletableFuture<?> sessionless = mcpAsync(port, null, "2026-07-28", "{\"jsonrpc\":\"2.0\",\"id\":3,"
                         + "\"method\":\"tools/call\",\"params\":{\"name\":\"quote\",\"arguments\":{\"sku\":\"HANG\","
                         + "\"qty\":2},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
-                        + "\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
+                        + "\"io.modelcontextprotocol/clientCapabilities\":{}}}}", "Mcp-Method", "tools/call",
+                        "Mcp-Name", "quote");
                 awaitPending(ledger, auditor, session);
                 edge.kill();
                 // Neither client ever hears an answer: the connection dies with the edge.
@@ -153,12 +152,13 @@ class EdgeIT {
         return http.send(request(port, session, version, json), HttpResponse.BodyHandlers.ofString());
     }
 
-    private CompletableFuture<HttpResponse<String>> mcpAsync(int port, String session, String version, String json) {
-        return http.sendAsync(request(port, session, version, json), HttpResponse.BodyHandlers.ofString());
+    private CompletableFuture<HttpResponse<String>> mcpAsync(int port, String session, String version, String json,
+                                                             String... headers) {
+        return http.sendAsync(request(port, session, version, json, headers), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** A POST to the edge; a 2026-07-28 request mirrors its method and tool name into headers, as its clients do. */
-    private static HttpRequest request(int port, String session, String version, String json) {
+    /** A POST to the edge; {@code headers} alternates more header names and values. */
+    private static HttpRequest request(int port, String session, String version, String json, String... headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp"))
                 .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
                 .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofString(json));
@@ -168,17 +168,8 @@ class EdgeIT {
         if (version != null) {
             request.header("MCP-Protocol-Version", version);
         }
-        if ("2026-07-28".equals(version)) {
-            JsonNode body;
-            try {
-                body = Canonical.parse(json);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            request.header("Mcp-Method", body.path("method").asText());
-            if (body.path("params").path("name").isTextual()) {
-                request.header("Mcp-Name", body.path("params").path("name").asText());
-            }
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
         }
         return request.build();
     }
