@@ -430,8 +430,10 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         }
         sleepUntil(window.measureStart);
         Cpu before = Cpu.now(ledgerPid);
+        LedgerMeters metersBefore = meters(host, port);
         sleepUntil(window.end);
         Cpu after = Cpu.now(ledgerPid);
+        LedgerMeters metersAfter = meters(host, port);
         for (Thread thread : threads) {
             thread.join();
         }
@@ -442,6 +444,10 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             throw new IllegalStateException("an edge failed: " + failure.get(), failure.get());
         }
         report(edges, before, after);
+        if (metersBefore != null && metersAfter != null) {
+            System.out.print("inside the ledger during the measured window (its /metrics):\n"
+                    + metersAfter.since(metersBefore));
+        }
         if (timeline) {
             timeline(edges);
         }
@@ -1271,6 +1277,20 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             long bytes = Files.size(state.resolve("ledger.mv.db"));
             System.out.printf(Locale.ROOT, "disk: ledger.mv.db is %,d bytes, %,.0f bytes per receipt (%,d receipts)%n",
                     bytes, (double) bytes / Math.max(1, after), after);
+        }
+    }
+
+    /** The ledger's histograms, when the auditor's credential is at hand (a spawned ledger, or {@code --state}). */
+    private LedgerMeters meters(String host, int port) {
+        Path auditor = state == null ? null : state.resolve("credentials/auditor.token");
+        if (auditor == null || !Files.isRegularFile(auditor)) {
+            return null;
+        }
+        try {
+            return LedgerMeters.scrape(host, port, Files.readString(auditor).strip());
+        } catch (IOException e) {
+            System.out.println("cannot read the ledger's /metrics: " + e.getMessage());
+            return null;
         }
     }
 

@@ -1,0 +1,79 @@
+package io.mcpledger.app.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The ledger's own histograms ({@code GET /metrics} with the auditor's credential) read at the start and the end of a
+ * measured window: how much of the latency a load generator sees was spent inside the ledger, from a call's arrival
+ * at its controller to its answer being ready (the forced write included), and how long its group commits and forced
+ * writes took. Buckets are the ledger's (its metrics' SLO boundaries), so shares are "over N ms", not percentiles.
+ */
+final class LedgerMeters {
+    /** The histograms printed, by their Prometheus names (Micrometer's, in seconds). */
+    private static final List<String> HISTOGRAMS = List.of("ledger_decision_latency_seconds",
+            "ledger_commit_batch_duration_seconds", "ledger_forced_write_duration_seconds");
+    private static final Pattern BUCKET = Pattern.compile("^(\\w+)_bucket\\{le=\"([^\"]+)\",?\\} (\\S+)$",
+            Pattern.MULTILINE);
+    /** The shares printed: of the observations longer than these, in milliseconds. */
+    private static final double[] OVER_MS = {1, 2, 5, 10, 20};
+
+    private final Map<String, TreeMap<Double, Double>> buckets;
+
+    private LedgerMeters(Map<String, TreeMap<Double, Double>> buckets) {
+        this.buckets = buckets;
+    }
+
+    static LedgerMeters scrape(String host, int port, String auditorToken) throws IOException {
+        try (HttpLoadGenerator.Http1Connection connection = new HttpLoadGenerator.Http1Connection(host, port)) {
+            HttpLoadGenerator.Response answer = connection.exchange(("GET /metrics HTTP/1.1\r\nHost: " + host + ":"
+                    + port + "\r\nAuthorization: Bearer " + auditorToken + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            if (answer.status() != 200) {
+                throw new IOException("GET /metrics answered " + answer.status() + ": " + answer.text());
+            }
+            return parse(answer.text());
+        }
+    }
+
+    static LedgerMeters parse(String text) {
+        Map<String, TreeMap<Double, Double>> buckets = new TreeMap<>();
+        Matcher m = BUCKET.matcher(text);
+        while (m.find()) {
+            double le = m.group(2).equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(m.group(2));
+            buckets.computeIfAbsent(m.group(1), k -> new TreeMap<>()).put(le, Double.parseDouble(m.group(3)));
+        }
+        return new LedgerMeters(buckets);
+    }
+
+    /** One line per histogram: observations between {@code before} and this, and the shares over 1 to 20 ms. */
+    String since(LedgerMeters before) {
+        StringBuilder out = new StringBuilder();
+        for (String name : HISTOGRAMS) {
+            TreeMap<Double, Double> now = buckets.get(name);
+            if (now == null) {
+                continue;
+            }
+            TreeMap<Double, Double> then = before.buckets.getOrDefault(name, new TreeMap<>());
+            double total = now.lastEntry().getValue() - then.getOrDefault(now.lastKey(), 0.0);
+            out.append(String.format(Locale.ROOT, "  %s: %,.0f", name.replace("_seconds", ""), total));
+            for (double ms : OVER_MS) {
+                Double le = ms / 1000;
+                if (!now.containsKey(le) || total == 0) {
+                    continue;
+                }
+                double within = now.get(le) - then.getOrDefault(le, 0.0);
+                out.append(String.format(Locale.ROOT, ", over %s ms %.2f%%", ms == Math.rint(ms) ? Long.toString((long) ms) : Double.toString(ms),
+                        100 * (total - within) / total));
+            }
+            out.append('\n');
+        }
+        return out.toString();
+    }
+}
