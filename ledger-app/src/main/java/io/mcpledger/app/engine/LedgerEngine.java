@@ -53,9 +53,9 @@ public final class LedgerEngine implements AutoCloseable {
     /**
      * How often the projections' changes are stored: what a crash makes the next start fold again. A flush writes into
      * the store the log's commits write into, and each commit that runs meanwhile writes the pages the flush has
-     * changed so far and waits for the flush's statements: short flushes keep those commits short. At 1,000 admissions/s,
-     * p99 went from about 20 ms with 200 ms to 9 to 12 ms with 50 ms, with the same CPU per admission and the same
-     * saturated rate (docs/benchmarks.md, section 8).
+     * changed so far and waits for the flush's statements: short flushes keep those commits short. At 1,000
+     * admissions/s, p99 went from a median of 24 ms with 200 ms to one of 10 ms with 50 ms, with the same CPU per
+     * admission and the same saturated rate (docs/benchmarks.md, section 8).
      */
     static final long FLUSH_MS = 50;
 
