@@ -64,16 +64,21 @@ final class LedgerMeters {
             double total = now.lastEntry().getValue() - then.getOrDefault(now.lastKey(), 0.0);
             out.append(String.format(Locale.ROOT, "  %s: %,.0f", name.replace("_seconds", ""), total));
             for (double ms : OVER_MS) {
-                Double le = ms / 1000;
+                double le = ms / 1000;
                 if (!now.containsKey(le) || total == 0) {
                     continue;
                 }
                 double within = now.get(le) - then.getOrDefault(le, 0.0);
-                out.append(String.format(Locale.ROOT, ", over %s ms %.2f%%", ms == Math.rint(ms) ? Long.toString((long) ms) : Double.toString(ms),
-                        100 * (total - within) / total));
+                double over = 100 * (total - within) / total;
+                out.append(String.format(Locale.ROOT, ", over %s ms %.2f%%", label(ms), over));
             }
             out.append('\n');
         }
         return out.toString();
+    }
+
+    /** 1 as "1", 0.5 as "0.5". */
+    private static String label(double ms) {
+        return ms == Math.rint(ms) ? Long.toString((long) ms) : Double.toString(ms);
     }
 }
