@@ -59,7 +59,7 @@ for n in $NODES; do
     pids=(); args=()
     for i in $(seq 1 "$n"); do
       port=$((4400 + i))
-      java -XX:+UseZGC -Xmx2g -jar "$JAR" serve --state "$nodes/$i/state" --listen 127.0.0.1:$port \
+      java -XX:+UseZGC -Xms2g -Xmx2g -XX:+AlwaysPreTouch -jar "$JAR" serve --state "$nodes/$i/state" --listen 127.0.0.1:$port \
         --policy docs/examples/pricing-policy.yaml --database "$url" > "$nodes/$i.log" 2>&1 &
       pids+=($!)
       if [ "$i" = 1 ]; then args+=(--url http://127.0.0.1:$port); else args+=(--also-url http://127.0.0.1:$port); fi

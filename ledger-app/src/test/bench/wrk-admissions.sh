@@ -7,11 +7,11 @@
 #
 #   mvn -B -DskipTests package && ledger-app/src/test/bench/wrk-admissions.sh
 #
-# env: SESSIONS=200 CONNS=64 THREADS=2 WARMUP=60 DURATION=60 JVM="-XX:+UseZGC" (needs wrk, curl, jq)
+# env: SESSIONS=200 CONNS=64 THREADS=2 WARMUP=60 DURATION=60 JVM="-XX:+UseZGC -Xms2g -Xmx2g -XX:+AlwaysPreTouch" (needs wrk, curl, jq)
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 SESSIONS=${SESSIONS:-200}; CONNS=${CONNS:-64}; THREADS=${THREADS:-2}
-WARMUP=${WARMUP:-60}; DURATION=${DURATION:-60}; JVM=${JVM:--XX:+UseZGC}
+WARMUP=${WARMUP:-60}; DURATION=${DURATION:-60}; JVM=${JVM:--XX:+UseZGC -Xms2g -Xmx2g -XX:+AlwaysPreTouch}
 JAR=ledger-app/target/ledger-app-0.1.0-SNAPSHOT.jar
 SCRIPT=ledger-app/src/test/bench/wrk-admissions.lua
 for tool in wrk curl jq; do command -v "$tool" >/dev/null || { echo "needs $tool" >&2; exit 2; }; done

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -78,6 +79,16 @@ public final class LedgerMetrics {
         Gauge.builder("ledger.sessions.active", ledger, l -> l.projector().activeSessions())
                 .description("Sessions initialized or resumed and not yet deleted or expired")
                 .register(registry);
+        // The JVM's own count, exact at each scrape; Micrometer's jvm_gc_memory_allocated_bytes_total is summed at
+        // each collection from the heap's size before and after it, which with ZGC depends on the heap's size.
+        if (ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads
+                && threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled()) {
+            FunctionCounter.builder("jvm.threads.allocated", threads,
+                            com.sun.management.ThreadMXBean::getTotalThreadAllocatedBytes)
+                    .description("Bytes allocated on the heap by every thread since the JVM started")
+                    .baseUnit("bytes")
+                    .register(registry);
+        }
     }
 
     /** A tool call decided: admitted, or refused for {@code reason} (a reason code), {@code nanos} after it arrived. */

@@ -53,7 +53,9 @@ import picocli.CommandLine.Option;
  * calls count when they were due inside the window. The open-loop warm-up runs closed loop, which warms the JIT
  * fastest, and switches to the schedule ({@code t}) one second before the window, so that neither a backlog built
  * while the ledger was still cold nor the last closed-loop calls reach the measured calls. Latency percentiles are
- * over answered calls (2xx); errors are counted beside them.
+ * over answered calls (2xx); errors are counted beside them. With the auditor's credential at hand (a spawned ledger,
+ * or {@code --state}) it also prints the ledger's own view of the window from its {@code /metrics} ({@link
+ * LedgerMeters}): decisions, group commits and forced writes over 1 to 20 ms, and the bytes allocated per receipt.
  *
  * <p>Run, after {@code mvn -B -q -DskipTests package} (the reactor build, so the jar holds this tree's modules):
  * {@code mvn -B -q -pl ledger-app test-compile exec:exec -Dexec.classpathScope=test
@@ -180,7 +182,9 @@ public final class HttpLoadGenerator implements Callable<Integer> {
     Double rate;
 
     @Option(names = "--timeline", description = "Also print calls, p50, p99 and max latency for every second of the "
-            + "window, to tell steady queueing from stalls.")
+            + "window, to tell steady queueing from stalls; closed loop on a spawned ledger with --warmup 0 and at least "
+            + "60 s measured, also the warm-up target's figure: the rate 25 to 30 s after the ledger's Ready against "
+            + "the steady rate (the median second of the last 30 s).")
     boolean timeline;
 
     @Option(names = "--target-p99-ms", defaultValue = "5",
@@ -251,6 +255,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
     private static final String OUTCOME_BODY = "{\"status\":\"ok\",\"resultSha256\":\"" + RESULT_SHA256 + "\"}";
 
     private SpawnedLedger spawned;
+    /** {@link System#nanoTime()} when the spawned ledger first answered {@code /health} 200 (its Ready), else 0. */
+    private long readyNanos;
 
     /** Makes request ids, client tokens and edge incarnations unique to this run. */
     private final String run = randomHex(4);
@@ -305,6 +311,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 StartTiming started = spawned.start(Duration.ofSeconds(startTimeoutSeconds));
                 System.out.printf(Locale.ROOT, "the ledger answered /health 200 after %.2f s%n",
                         started.healthySeconds());
+                readyNanos = started.healthyNanos();
                 url = spawned.url;
                 token = spawned.edgeToken;
                 ledgerPid = spawned.process.pid();
@@ -450,6 +457,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         }
         if (timeline) {
             timeline(edges);
+            warmUp(edges, window);
         }
         checkReceipts(host, port, receiptsBefore, edges);
         return 0;
@@ -1256,6 +1264,38 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         }
     }
 
+    /**
+     * The warm-up target's figure, for a closed loop on a spawned ledger with no warm-up and at least 60 s measured:
+     * the admissions answered in the 5 s that end 30 s after the ledger's Ready ({@code /health} 200), per second,
+     * against the steady rate, the median second of the window's last 30 s.
+     */
+    private void warmUp(Edge[] edges, Window window) {
+        long fromReady = window.measureStart - readyNanos;
+        if (readyNanos == 0 || rate != null || warmup != 0 || duration < 60 || fromReady > 25_000_000_000L) {
+            return;
+        }
+        long from = 25_000_000_000L - fromReady;
+        long to = from + 5_000_000_000L;
+        long inWindow = 0;
+        long[] perSecond = new long[duration];
+        for (Edge edge : edges) {
+            for (int i = 0; i < edge.count; i++) {
+                long due = edge.dues[i];
+                if (due >= from && due < to) {
+                    inWindow++;
+                }
+                perSecond[(int) Math.min(duration - 1, due / 1_000_000_000L)]++;
+            }
+        }
+        long[] last = Arrays.copyOfRange(perSecond, duration - 30, duration);
+        Arrays.sort(last);
+        double steady = (last[14] + last[15]) / 2.0;
+        double early = inWindow / 5.0;
+        System.out.printf(Locale.ROOT, "warm-up: %,.0f admissions/s from 25 to 30 s after Ready (the window began "
+                + "%.1f s after it), steady %,.0f/s (median second of the last 30 s): %.2f of steady%n", early,
+                fromReady / 1e9, steady, early / steady);
+    }
+
     /** Every answer with a receipt is one more receipt in the ledger; {@code /health} counts them. */
     private void checkReceipts(String host, int port, long before, Edge[] edges) throws Exception {
         long answered = sessions;
@@ -1636,7 +1676,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
 
     /** When a start answered: the first HTTP answer, the first {@code 503 starting}, {@code 200}, in seconds. */
     record StartTiming(double answeringSeconds, double startingSeconds, String lastStarting, double healthySeconds,
-                       long receipts) {
+                       long receipts, long healthyNanos) {
     }
 
     /** A SIGTERM: seconds until the process exited, its status, and whether it printed {@code Stopped: ...}. */
@@ -1770,7 +1810,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 if (health.status == 200) {
                     edgeToken = Files.readString(stateDir.resolve("credentials/edge.token")).strip();
                     url = URI.create("http://127.0.0.1:" + port);
-                    return new StartTiming(answering, starting, lastStarting, at, health.receipts);
+                    return new StartTiming(answering, starting, lastStarting, at, health.receipts, t0
+                            + (long) (at * 1e9));
                 }
                 if (health.state.equals("starting")) {
                     if (Double.isNaN(starting)) {

@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
  * measured window: how much of the latency a load generator sees was spent inside the ledger, from a call's arrival
  * at its controller to its answer being ready (the forced write included), and how long its group commits and forced
  * writes took. Buckets are the ledger's (its metrics' SLO boundaries), so shares are "over N ms", not percentiles.
+ * Also the ledger JVM's allocation per receipt committed in the window ({@code jvm_threads_allocated_bytes_total},
+ * the JVM's count at each scrape), with the collections in the window.
  */
 final class LedgerMeters {
     /** The histograms printed, by their Prometheus names (Micrometer's, in seconds). */
@@ -21,13 +23,21 @@ final class LedgerMeters {
             "ledger_commit_batch_duration_seconds", "ledger_forced_write_duration_seconds");
     private static final Pattern BUCKET = Pattern.compile("^(\\w+)_bucket\\{le=\"([^\"]+)\",?\\} (\\S+)$",
             Pattern.MULTILINE);
+    private static final String ALLOCATED = "jvm_threads_allocated_bytes_total";
+    private static final String RECEIPTS = "ledger_receipts_committed";
+    /** Collections: the sum over {@code jvm_gc_pause_seconds_count}'s series (ZGC reports a pause per cycle). */
+    private static final String COLLECTIONS = "jvm_gc_pause_seconds_count";
+    private static final Pattern SAMPLE = Pattern.compile("^(\\w+)(?:\\{[^}]*\\})? (\\S+)$", Pattern.MULTILINE);
     /** The shares printed: of the observations longer than these, in milliseconds. */
     private static final double[] OVER_MS = {1, 2, 5, 10, 20};
 
     private final Map<String, TreeMap<Double, Double>> buckets;
+    /** Allocated bytes, receipts committed and collections, summed over each name's series. */
+    private final Map<String, Double> sums;
 
-    private LedgerMeters(Map<String, TreeMap<Double, Double>> buckets) {
+    private LedgerMeters(Map<String, TreeMap<Double, Double>> buckets, Map<String, Double> sums) {
         this.buckets = buckets;
+        this.sums = sums;
     }
 
     static LedgerMeters scrape(String host, int port, String auditorToken) throws IOException {
@@ -49,7 +59,15 @@ final class LedgerMeters {
             double le = m.group(2).equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(m.group(2));
             buckets.computeIfAbsent(m.group(1), k -> new TreeMap<>()).put(le, Double.parseDouble(m.group(3)));
         }
-        return new LedgerMeters(buckets);
+        Map<String, Double> sums = new TreeMap<>();
+        Matcher sample = SAMPLE.matcher(text);
+        while (sample.find()) {
+            String name = sample.group(1);
+            if (name.equals(ALLOCATED) || name.equals(RECEIPTS) || name.equals(COLLECTIONS)) {
+                sums.merge(name, Double.parseDouble(sample.group(2)), Double::sum);
+            }
+        }
+        return new LedgerMeters(buckets, sums);
     }
 
     /** One line per histogram: observations between {@code before} and this, and the shares over 1 to 20 ms. */
@@ -73,6 +91,13 @@ final class LedgerMeters {
                 out.append(String.format(Locale.ROOT, ", over %s ms %.2f%%", label(ms), over));
             }
             out.append('\n');
+        }
+        double receipts = sums.getOrDefault(RECEIPTS, 0.0) - before.sums.getOrDefault(RECEIPTS, 0.0);
+        if (sums.containsKey(ALLOCATED) && receipts > 0) {
+            double allocated = sums.get(ALLOCATED) - before.sums.getOrDefault(ALLOCATED, 0.0);
+            double collections = sums.getOrDefault(COLLECTIONS, 0.0) - before.sums.getOrDefault(COLLECTIONS, 0.0);
+            out.append(String.format(Locale.ROOT, "  allocated: %,.0f MB, %,.1f KB per receipt committed (%,.0f receipts,"
+                    + " %,.0f collections)%n", allocated / 1e6, allocated / receipts / 1e3, receipts, collections));
         }
         return out.toString();
     }

@@ -24,6 +24,20 @@ class LedgerMetersTest {
     }
 
     @Test
+    void allocationIsPerReceiptCommittedInBetweenSummedOverEachSeries() {
+        String gcBefore = "jvm_gc_pause_seconds_count{action=\"end of GC pause\",cause=\"Warmup\",gc=\"ZGC Pauses\"} 3.0\n"
+                + "jvm_gc_pause_seconds_count{action=\"end of GC pause\",cause=\"Allocation Rate\",gc=\"ZGC Pauses\"} 7.0\n";
+        LedgerMeters before = LedgerMeters.parse(gcBefore + "jvm_threads_allocated_bytes_total 1.0E9\n"
+                + "ledger_receipts_committed 1000.0\n");
+        LedgerMeters after = LedgerMeters.parse(gcBefore.replace("7.0", "12.0")
+                + "jvm_threads_allocated_bytes_total 2.2E9\nledger_receipts_committed 21000.0\n");
+
+        // 1.2 GB over 20,000 receipts, in 5 collections.
+        assertThat(after.since(before)).isEqualTo(
+                "  allocated: 1,200 MB, 60.0 KB per receipt committed (20,000 receipts, 5 collections)\n");
+    }
+
+    @Test
     void histogramsTheLedgerDoesNotHaveArePassedOver() {
         LedgerMeters none = LedgerMeters.parse("ledger_receipts_committed 5.0\n");
 

@@ -72,6 +72,8 @@ class MetricsHttpTest {
             assertThat(after.get("ledger_projection_position")).isEqualTo(receipts);
             assertThat(after.get("ledger_receipts_integrated")).isLessThan(receipts);
             assertThat(after.keySet()).as("the JVM's meters").anyMatch(k -> k.startsWith("jvm_memory_used_bytes{"));
+            // Eight calls answered in between: the JVM allocated for them, and the count never goes back.
+            assertThat(delta(before, after, "jvm_threads_allocated_bytes_total")).isPositive();
 
             ledger.integrate();
             ledger.edge("DELETE", "/v1/sessions/" + session).client(HttpLedger.clientToken("m-alice")).send()
