@@ -1,5 +1,6 @@
 package io.mcpledger.domain.receipt;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.Month;
@@ -13,12 +14,47 @@ import java.time.temporal.ChronoUnit;
 public final class Timestamps {
     private static final DateTimeFormatter FORMAT =
             DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+    /** The days {@link #format} writes itself, years 0000 to 9999; {@link #FORMAT} spells the others. */
+    private static final long FIRST_DAY = LocalDate.of(0, 1, 1).toEpochDay();
+    private static final long LAST_DAY = LocalDate.of(9999, 12, 31).toEpochDay();
 
     private Timestamps() {
     }
 
     public static String format(Instant at) {
-        return FORMAT.format(at);
+        long seconds = at.getEpochSecond();
+        long days = Math.floorDiv(seconds, 86_400);
+        if (days < FIRST_DAY || days > LAST_DAY) {
+            return FORMAT.format(at);
+        }
+        // Written digit by digit: several times per receipt (its time, the session's, each grant's notAfter), where
+        // DateTimeFormatter's fraction printer alone allocated a BigDecimal and three strings.
+        LocalDate date = LocalDate.ofEpochDay(days);
+        int secondOfDay = (int) Math.floorMod(seconds, 86_400);
+        byte[] text = new byte[24];
+        put(text, 0, date.getYear(), 4);
+        text[4] = '-';
+        put(text, 5, date.getMonthValue(), 2);
+        text[7] = '-';
+        put(text, 8, date.getDayOfMonth(), 2);
+        text[10] = 'T';
+        put(text, 11, secondOfDay / 3_600, 2);
+        text[13] = ':';
+        put(text, 14, secondOfDay / 60 % 60, 2);
+        text[16] = ':';
+        put(text, 17, secondOfDay % 60, 2);
+        text[19] = '.';
+        put(text, 20, at.getNano() / 1_000_000, 3);
+        text[23] = 'Z';
+        return new String(text, StandardCharsets.US_ASCII);
+    }
+
+    /** {@code value} as {@code width} decimal digits at {@code text[from]}, leading zeros included. */
+    private static void put(byte[] text, int from, int value, int width) {
+        for (int i = from + width - 1; i >= from; i--) {
+            text[i] = (byte) ('0' + value % 10);
+            value /= 10;
+        }
     }
 
     /** Parses the receipt form; rejects any other shape so a receipt has one spelling of its time. */

@@ -3,6 +3,8 @@ package io.mcpledger.domain.receipt;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
@@ -10,13 +12,19 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
-/** The digit-by-digit reading of receipt times accepts exactly what the formatter's round trip accepts. */
+/**
+ * The digit-by-digit reading and writing of receipt times agree with {@link DateTimeFormatter}: the reading accepts
+ * exactly what the formatter's round trip accepts, the writing spells every instant as the formatter does.
+ */
 class TimestampsTest {
+    private static final DateTimeFormatter FORMATTER =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
     /** The formatter's answer: the instant, or null when the text is refused. */
     private static Instant reference(String text) {
         try {
             Instant at = Instant.parse(text);
-            return Timestamps.format(at).equals(text) ? at : null;
+            return FORMATTER.format(at).equals(text) ? at : null;
         } catch (RuntimeException e) {
             return null;
         }
@@ -42,6 +50,31 @@ class TimestampsTest {
     @Property(tries = 3000)
     void digitsAndFormatterAgree(@ForAll("times") String text) {
         assertThat(parsed(text)).as(text).isEqualTo(reference(text));
+    }
+
+    @Provide
+    Arbitrary<Instant> instants() {
+        // Years -2000 to 12000: inside 0000 to 9999 format writes the digits itself, outside it asks the formatter.
+        Arbitrary<Long> seconds = Arbitraries.longs().between(-125_000_000_000L, 316_000_000_000L);
+        Arbitrary<Long> near = Arbitraries.of(-62_167_219_200L, 253_402_300_799L, 0L, -1L, 1_795_000_000L)
+                .flatMap(s -> Arbitraries.longs().between(s - 90_000, s + 90_000));
+        return net.jqwik.api.Combinators.combine(Arbitraries.oneOf(seconds, near),
+                Arbitraries.integers().between(0, 999_999_999)).as(Instant::ofEpochSecond);
+    }
+
+    @Property(tries = 3000)
+    void writingAgreesWithTheFormatter(@ForAll("instants") Instant at) {
+        assertThat(Timestamps.format(at)).as(at.toString()).isEqualTo(FORMATTER.format(at));
+    }
+
+    @Example
+    void writingEdges() {
+        assertThat(Timestamps.format(Instant.parse("2026-11-30T07:01:02.345678Z"))).isEqualTo("2026-11-30T07:01:02.345Z");
+        assertThat(Timestamps.format(Instant.parse("1969-12-31T23:59:59.999999999Z"))).isEqualTo("1969-12-31T23:59:59.999Z");
+        assertThat(Timestamps.format(Instant.parse("0000-01-01T00:00:00Z"))).isEqualTo("0000-01-01T00:00:00.000Z");
+        assertThat(Timestamps.format(Instant.parse("9999-12-31T23:59:59.999Z"))).isEqualTo("9999-12-31T23:59:59.999Z");
+        assertThat(Timestamps.format(Instant.parse("+10000-01-01T00:00:00Z"))).isEqualTo(FORMATTER.format(
+                Instant.parse("+10000-01-01T00:00:00Z")));
     }
 
     @Example
