@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * at its controller to its answer being ready (the forced write included), and how long its group commits and forced
  * writes took. Buckets are the ledger's (its metrics' SLO boundaries), so shares are "over N ms", not percentiles.
  * Also the ledger JVM's allocation per receipt committed in the window ({@code jvm_threads_allocated_bytes_total},
- * the JVM's count at each scrape), with the collections in the window.
+ * the JVM's count at each scrape), with the collector's pauses in the window (ZGC pauses three times per cycle).
  */
 final class LedgerMeters {
     /** The histograms printed, by their Prometheus names (Micrometer's, in seconds). */
@@ -25,14 +25,14 @@ final class LedgerMeters {
             Pattern.MULTILINE);
     private static final String ALLOCATED = "jvm_threads_allocated_bytes_total";
     private static final String RECEIPTS = "ledger_receipts_committed";
-    /** Collections: the sum over {@code jvm_gc_pause_seconds_count}'s series (ZGC reports a pause per cycle). */
-    private static final String COLLECTIONS = "jvm_gc_pause_seconds_count";
+    /** The collector's pauses: the sum over {@code jvm_gc_pause_seconds_count}'s series (ZGC: three per cycle). */
+    private static final String PAUSES = "jvm_gc_pause_seconds_count";
     private static final Pattern SAMPLE = Pattern.compile("^(\\w+)(?:\\{[^}]*\\})? (\\S+)$", Pattern.MULTILINE);
     /** The shares printed: of the observations longer than these, in milliseconds. */
     private static final double[] OVER_MS = {1, 2, 5, 10, 20};
 
     private final Map<String, TreeMap<Double, Double>> buckets;
-    /** Allocated bytes, receipts committed and collections, summed over each name's series. */
+    /** Allocated bytes, receipts committed and the collector's pauses, summed over each name's series. */
     private final Map<String, Double> sums;
 
     private LedgerMeters(Map<String, TreeMap<Double, Double>> buckets, Map<String, Double> sums) {
@@ -63,7 +63,7 @@ final class LedgerMeters {
         Matcher sample = SAMPLE.matcher(text);
         while (sample.find()) {
             String name = sample.group(1);
-            if (name.equals(ALLOCATED) || name.equals(RECEIPTS) || name.equals(COLLECTIONS)) {
+            if (name.equals(ALLOCATED) || name.equals(RECEIPTS) || name.equals(PAUSES)) {
                 sums.merge(name, Double.parseDouble(sample.group(2)), Double::sum);
             }
         }
@@ -95,9 +95,9 @@ final class LedgerMeters {
         double receipts = sums.getOrDefault(RECEIPTS, 0.0) - before.sums.getOrDefault(RECEIPTS, 0.0);
         if (sums.containsKey(ALLOCATED) && receipts > 0) {
             double allocated = sums.get(ALLOCATED) - before.sums.getOrDefault(ALLOCATED, 0.0);
-            double collections = sums.getOrDefault(COLLECTIONS, 0.0) - before.sums.getOrDefault(COLLECTIONS, 0.0);
+            double pauses = sums.getOrDefault(PAUSES, 0.0) - before.sums.getOrDefault(PAUSES, 0.0);
             out.append(String.format(Locale.ROOT, "  allocated: %,.0f MB, %,.1f KB per receipt committed (%,.0f receipts,"
-                    + " %,.0f collections)%n", allocated / 1e6, allocated / receipts / 1e3, receipts, collections));
+                    + " %,.0f GC pauses)%n", allocated / 1e6, allocated / receipts / 1e3, receipts, pauses));
         }
         return out.toString();
     }

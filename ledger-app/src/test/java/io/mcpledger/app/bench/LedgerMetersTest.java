@@ -32,9 +32,9 @@ class LedgerMetersTest {
         LedgerMeters after = LedgerMeters.parse(gcBefore.replace("7.0", "12.0")
                 + "jvm_threads_allocated_bytes_total 2.2E9\nledger_receipts_committed 21000.0\n");
 
-        // 1.2 GB over 20,000 receipts, in 5 collections.
+        // 1.2 GB over 20,000 receipts, with 5 pauses.
         assertThat(after.since(before)).isEqualTo(
-                "  allocated: 1,200 MB, 60.0 KB per receipt committed (20,000 receipts, 5 collections)\n");
+                "  allocated: 1,200 MB, 60.0 KB per receipt committed (20,000 receipts, 5 GC pauses)\n");
     }
 
     @Test
