@@ -12,7 +12,8 @@ import java.time.temporal.ChronoUnit;
 
 /** Receipt times: UTC, RFC 3339 with exactly three fractional digits. */
 public final class Timestamps {
-    private static final DateTimeFormatter FORMAT =
+    /** The spelling, kept for years outside 0000 to 9999 and as the reference {@link #format} is tested against. */
+    static final DateTimeFormatter FORMAT =
             DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
     /** The days {@link #format} writes itself, years 0000 to 9999; {@link #FORMAT} spells the others. */
     private static final long FIRST_DAY = LocalDate.of(0, 1, 1).toEpochDay();
