@@ -456,8 +456,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                     + metersAfter.since(metersBefore));
         }
         if (timeline) {
-            timeline(edges);
-            warmUp(edges, window);
+            warmUp(edges, window, timeline(edges));
         }
         checkReceipts(host, port, receiptsBefore, edges);
         return 0;
@@ -1243,7 +1242,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 Double.isNaN(ledgerCores) ? "" : String.format(Locale.ROOT, "%.0f%%", ledgerCores * 100 / CORES));
     }
 
-    private void timeline(Edge[] edges) {
+    /** Prints the timeline; returns the calls of each second. */
+    private long[] timeline(Edge[] edges) {
         List<List<Long>> seconds = new ArrayList<>();
         for (int i = 0; i < duration; i++) {
             seconds.add(new ArrayList<>());
@@ -1256,20 +1256,23 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         }
         System.out.println();
         System.out.println("second  calls      p50      p99      max");
+        long[] calls = new long[duration];
         for (int i = 0; i < duration; i++) {
             long[] sorted = seconds.get(i).stream().mapToLong(Long::longValue).sorted().toArray();
+            calls[i] = sorted.length;
             System.out.printf(Locale.ROOT, "%6d %6d %8s %8s %8s%n", i, sorted.length, millis(percentile(sorted, 0.5)),
                     millis(percentile(sorted, 0.99)), millis(sorted.length == 0 ? Double.NaN
                             : sorted[sorted.length - 1] / 1e6));
         }
+        return calls;
     }
 
     /**
      * The warm-up target's figure, for a closed loop on a spawned ledger with no warm-up and at least 60 s measured:
      * the admissions answered in the 5 s that end 30 s after the ledger's Ready ({@code /health} 200), per second,
-     * against the steady rate, the median second of the window's last 30 s.
+     * against the steady rate, the median second of the window's last 30 s ({@code perSecond}: the timeline's calls).
      */
-    private void warmUp(Edge[] edges, Window window) {
+    private void warmUp(Edge[] edges, Window window, long[] perSecond) {
         long fromReady = window.measureStart - readyNanos;
         if (readyNanos == 0 || rate != null || warmup != 0 || duration < 60 || fromReady > 25_000_000_000L) {
             return;
@@ -1277,14 +1280,11 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         long from = 25_000_000_000L - fromReady;
         long to = from + 5_000_000_000L;
         long inWindow = 0;
-        long[] perSecond = new long[duration];
         for (Edge edge : edges) {
             for (int i = 0; i < edge.count; i++) {
-                long due = edge.dues[i];
-                if (due >= from && due < to) {
+                if (edge.dues[i] >= from && edge.dues[i] < to) {
                     inWindow++;
                 }
-                perSecond[(int) Math.min(duration - 1, due / 1_000_000_000L)]++;
             }
         }
         long[] last = Arrays.copyOfRange(perSecond, duration - 30, duration);
