@@ -21,7 +21,9 @@ import java.util.stream.Stream;
 /**
  * The raw limits the durable ledger is measured against, in one run (a plain {@code main}, not a test): Ed25519
  * signatures per second on one and two threads; forced writes per second of the disk under the state directory
- * ({@code write} of 4 KiB then {@code fdatasync}); and H2 commits per second of 700-byte rows through {@link
+ * ({@code write} then {@code fdatasync}: of 4 KiB and of 32 KiB, about one H2 chunk of a single admission, over a
+ * region written before, and of 32 KiB appended, the file growing with each, as the ledger's file grows while it
+ * writes); and H2 commits per second of 700-byte rows through {@link
  * H2Database} with every commit forced, one row per commit and 64 rows per commit. Arguments: the directory to
  * measure the disk of (default: a temporary directory under the working directory) and the seconds per case (default
  * 5).
@@ -39,7 +41,9 @@ public final class ForcedWriteBenchmark {
                     System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), dir, seconds);
             signatures(1, seconds);
             signatures(2, seconds);
-            fdatasync(dir, seconds);
+            fdatasync(dir, seconds, 4096, false);
+            fdatasync(dir, seconds, 32768, false);
+            fdatasync(dir, seconds, 32768, true);
             h2Commits(dir, 1, seconds);
             h2Commits(dir, 64, seconds);
         } finally {
@@ -72,23 +76,37 @@ public final class ForcedWriteBenchmark {
         report("Ed25519 signatures, " + threads + " thread" + (threads > 1 ? "s" : ""), signed.get(), seconds);
     }
 
-    private static void fdatasync(Path dir, double seconds) throws IOException {
-        ByteBuffer block = ByteBuffer.allocate(4096);
+    /**
+     * Writes of {@code bytes} each followed by {@code fdatasync}: at the end of a file that grows with each write when
+     * {@code append}, else over the first 1,024 blocks of a file written beforehand, so that no write extends it.
+     */
+    private static void fdatasync(Path dir, double seconds, int bytes, boolean append) throws IOException {
+        ByteBuffer block = ByteBuffer.allocate(bytes);
+        Path path = dir.resolve("fsync.bin");
         long n = 0;
-        try (FileChannel file = FileChannel.open(dir.resolve("fsync.bin"), StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE)) {
+        try (FileChannel file = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            if (!append) {
+                for (long i = 0; i < 1024; i++) {
+                    block.clear();
+                    file.write(block, i * bytes);
+                }
+                file.force(false);
+            }
             Latencies latencies = new Latencies();
             long end = System.nanoTime() + (long) (seconds * 1e9);
             while (System.nanoTime() < end) {
                 long start = System.nanoTime();
                 block.clear();
-                file.write(block, (n % 1024) * 4096);
+                file.write(block, (append ? n : n % 1024) * bytes);
                 file.force(false);
                 latencies.add(System.nanoTime() - start);
                 n++;
             }
-            report("4 KiB write + fdatasync", n, seconds);
+            report((bytes / 1024) + " KiB " + (append ? "appended" : "write") + " + fdatasync", n, seconds);
             latencies.report();
+        } finally {
+            Files.deleteIfExists(path);
         }
     }
 
