@@ -33,6 +33,9 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "serve", mixinStandardHelpOptions = true, description = "Start the ledger's HTTP service.")
 public final class ServeCommand implements Callable<Integer> {
+    /** The longest commit linger: 10 ms, beyond which a lone command's wait would dwarf its forced write. */
+    static final int MAX_COMMIT_LINGER_US = 10_000;
+
     @Option(names = "--state", defaultValue = "${env:LEDGER_STATE:-./state/ledger}",
             description = "State directory; default $LEDGER_STATE, else state/ledger in the working directory")
     Path state;
@@ -87,6 +90,12 @@ public final class ServeCommand implements Callable<Integer> {
                     + " 0 never refuses; not used with --database).")
     long diskReserveMb;
 
+    @Option(names = "--commit-linger-us", defaultValue = "${env:LEDGER_COMMIT_LINGER_US:-0}",
+            description = "Microseconds a command worker holding a single command waits for a second one to commit"
+                    + " with it: fewer, fuller commits under steady load, up to this much more for a lone command"
+                    + " (default ${DEFAULT-VALUE}: no wait; at most " + MAX_COMMIT_LINGER_US + ").")
+    int commitLingerUs;
+
     @CommandLine.Mixin
     DatabaseOption database = new DatabaseOption();
 
@@ -124,7 +133,8 @@ public final class ServeCommand implements Callable<Integer> {
         }
         LedgerSettings settings = new LedgerSettings(state, origin, listen, document, idleExpiry, maxActiveSessions,
                 checkpointInterval, new LedgerProjector.Caches(cacheSessions, cacheCalls),
-                new LedgerSettings.StoreCaches(storeCacheMb, cacheTiles), url).withDiskReserve(diskReserveMb << 20);
+                new LedgerSettings.StoreCaches(storeCacheMb, cacheTiles), url).withDiskReserve(diskReserveMb << 20)
+                .withCommitLinger(Duration.ofNanos(commitLingerUs * 1_000L));
         LedgerServer server;
         try {
             server = LedgerServer.start(loadedState, settings, Clock.systemUTC());
@@ -184,6 +194,9 @@ public final class ServeCommand implements Callable<Integer> {
         }
         if (cacheTiles < 0) {
             return "--cache-tiles must be at least 0, got " + cacheTiles;
+        }
+        if (commitLingerUs < 0 || commitLingerUs > MAX_COMMIT_LINGER_US) {
+            return "--commit-linger-us must be between 0 and " + MAX_COMMIT_LINGER_US + ", got " + commitLingerUs;
         }
         if (storeCacheMb < 1) {
             return "--store-cache-mb must be at least 1, got " + storeCacheMb;

@@ -3,6 +3,7 @@ package io.mcpledger.app.engine;
 import io.mcpledger.app.storage.UnforcedCommitException;
 import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.session.SessionCommand;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -55,6 +56,12 @@ import org.slf4j.LoggerFactory;
  * order, a reader never sees a later event without every earlier one, and the projections fold receipts in that
  * same order. That order is the transparency log's: the sequencer integrates events by global index, and a rebuild
  * from the event store gives every receipt the index it had.
+ *
+ * <p>With a linger, a worker that finds a single command waiting waits up to that long for a second one before it
+ * decides and commits (as PostgreSQL's {@code commit_delay}): at a steady rate too low to gather batches by itself,
+ * two admissions then share one commit, and with it the store's fixed cost per commit (H2 writes the last page of the
+ * log and its own bookkeeping again for every commit). A command alone pays up to the linger; none is answered before
+ * its commit, as without it.
  */
 public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCommitCommandBus.class);
@@ -66,6 +73,7 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
     private final SimpleCommandBus local;
     private final TransactionManager transactions;
     private final Worker[] workers;
+    private final long lingerNanos;
     private final AtomicLong batches = new AtomicLong();
     private final AtomicLong commands = new AtomicLong();
     private final AtomicLong redecided = new AtomicLong();
@@ -78,7 +86,16 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
     private volatile CountDownLatch gate = new CountDownLatch(0);
 
     public GroupCommitCommandBus(TransactionManager transactions, int workerCount) {
+        this(transactions, workerCount, Duration.ZERO);
+    }
+
+    /** With {@code linger}: how long a worker holding a single command waits for a second (zero: not at all). */
+    public GroupCommitCommandBus(TransactionManager transactions, int workerCount, Duration linger) {
+        if (linger.isNegative()) {
+            throw new IllegalArgumentException("linger must not be negative, got " + linger);
+        }
         this.transactions = transactions;
+        this.lingerNanos = linger.toNanos();
         this.local = SimpleCommandBus.builder().transactionManager(transactions).build();
         this.workers = new Worker[workerCount];
         for (int i = 0; i < workerCount; i++) {
@@ -250,6 +267,13 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
                     gate.await();
                     batch.add(first);
                     queue.drainTo(batch, MAX_BATCH - 1);
+                    if (lingerNanos > 0 && batch.size() == 1) {
+                        Pending next = queue.poll(lingerNanos, TimeUnit.NANOSECONDS);
+                        if (next != null) {
+                            batch.add(next);
+                            queue.drainTo(batch, MAX_BATCH - 2);
+                        }
+                    }
                     commit(batch);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();

@@ -165,7 +165,8 @@ public final class LedgerEngine implements AutoCloseable {
             disk = database instanceof H2Database
                     ? DiskSpace.watch(state.directory(), settings.diskReserveBytes()) : null;
             DiskSpace watched = disk;
-            GroupCommitCommandBus commandBus = new GroupCommitCommandBus(transactions, AxonSetup.COMMAND_WORKERS);
+            GroupCommitCommandBus commandBus = new GroupCommitCommandBus(transactions, AxonSetup.COMMAND_WORKERS,
+                    settings.commitLinger());
             commandBus.refuseWhile(() -> refusal(database, watched));
             commandBus.guard(new LedgerBatchGuard(follower, projector, settings.maxActiveSessions(), () -> {
                 try {

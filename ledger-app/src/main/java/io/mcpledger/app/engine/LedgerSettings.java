@@ -11,13 +11,13 @@ import java.time.Duration;
 /**
  * What {@code serve} was asked to run: the state directory, the origin it must have (null: whatever it
  * was created with), the policy to activate (null: keep the active one), the service limits and the sizes of the
- * projections' and the store's caches, the database (null: the state directory's H2 file), and the free space kept
- * in reserve on the H2 file's disk.
+ * projections' and the store's caches, the database (null: the state directory's H2 file), the free space kept
+ * in reserve on the H2 file's disk, and the commit linger ({@link GroupCommitCommandBus}; zero: none).
  */
 public record LedgerSettings(Path stateDirectory, String origin, HostPort listen, PolicyDocument policy,
                              Duration idleExpiry, int maxActiveSessions, Duration checkpointInterval,
                              LedgerProjector.Caches caches, StoreCaches storeCaches, DatabaseUrl database,
-                             long diskReserveBytes) {
+                             long diskReserveBytes, Duration commitLinger) {
     /**
      * The store's caches: megabytes of H2's pages, and the transparency log's tiles (8 KiB each) kept after they were
      * read or written.
@@ -45,10 +45,18 @@ public record LedgerSettings(Path stateDirectory, String origin, HostPort listen
                 storeCaches, database, DiskSpace.DEFAULT_RESERVE_BYTES);
     }
 
+    /** With no commit linger. */
+    public LedgerSettings(Path stateDirectory, String origin, HostPort listen, PolicyDocument policy,
+            Duration idleExpiry, int maxActiveSessions, Duration checkpointInterval, LedgerProjector.Caches caches,
+            StoreCaches storeCaches, DatabaseUrl database, long diskReserveBytes) {
+        this(stateDirectory, origin, listen, policy, idleExpiry, maxActiveSessions, checkpointInterval, caches,
+                storeCaches, database, diskReserveBytes, Duration.ZERO);
+    }
+
     /** The same settings on another database (null: the state directory's H2 file). */
     public LedgerSettings onDatabase(DatabaseUrl url) {
         return new LedgerSettings(stateDirectory, origin, listen, policy, idleExpiry, maxActiveSessions,
-                checkpointInterval, caches, storeCaches, url, diskReserveBytes);
+                checkpointInterval, caches, storeCaches, url, diskReserveBytes, commitLinger);
     }
 
     /**
@@ -57,7 +65,16 @@ public record LedgerSettings(Path stateDirectory, String origin, HostPort listen
      */
     public LedgerSettings withDiskReserve(long bytes) {
         return new LedgerSettings(stateDirectory, origin, listen, policy, idleExpiry, maxActiveSessions,
-                checkpointInterval, caches, storeCaches, database, bytes);
+                checkpointInterval, caches, storeCaches, database, bytes, commitLinger);
+    }
+
+    /**
+     * The same settings with another commit linger: how long a command worker holding a single command waits for a
+     * second one to commit with it ({@link GroupCommitCommandBus}); zero does not wait.
+     */
+    public LedgerSettings withCommitLinger(Duration linger) {
+        return new LedgerSettings(stateDirectory, origin, listen, policy, idleExpiry, maxActiveSessions,
+                checkpointInterval, caches, storeCaches, database, diskReserveBytes, linger);
     }
 
     /** With the default cache sizes. */

@@ -77,7 +77,8 @@ class ServeIT {
     @ParameterizedTest
     @CsvSource({"--max-active-sessions, 0, must be at least 1", "--cache-calls, -1, must be at least 0",
             "--cache-sessions, -1, must be at least 0", "--store-cache-mb, 0, must be at least 1",
-            "--cache-tiles, -1, must be at least 0"})
+            "--cache-tiles, -1, must be at least 0", "--commit-linger-us, -1, must be between 0 and 10000",
+            "--commit-linger-us, 10001, must be between 0 and 10000"})
     void aBadLimitIsOneLineAndExit2AndCreatesNothing(String flag, String value, String rule) throws Exception {
         Process serve = LedgerProcess.run(work, "serve", flag, value);
 
