@@ -37,20 +37,14 @@ public record LedgerSettings(Path stateDirectory, String origin, HostPort listen
                 storeCaches, null);
     }
 
-    /** On {@code database} (null: the state directory's H2 file), with the default disk reserve. */
+    /**
+     * On {@code database} (null: the state directory's H2 file), with the default disk reserve and no commit linger.
+     */
     public LedgerSettings(Path stateDirectory, String origin, HostPort listen, PolicyDocument policy,
             Duration idleExpiry, int maxActiveSessions, Duration checkpointInterval, LedgerProjector.Caches caches,
             StoreCaches storeCaches, DatabaseUrl database) {
         this(stateDirectory, origin, listen, policy, idleExpiry, maxActiveSessions, checkpointInterval, caches,
-                storeCaches, database, DiskSpace.DEFAULT_RESERVE_BYTES);
-    }
-
-    /** With no commit linger. */
-    public LedgerSettings(Path stateDirectory, String origin, HostPort listen, PolicyDocument policy,
-            Duration idleExpiry, int maxActiveSessions, Duration checkpointInterval, LedgerProjector.Caches caches,
-            StoreCaches storeCaches, DatabaseUrl database, long diskReserveBytes) {
-        this(stateDirectory, origin, listen, policy, idleExpiry, maxActiveSessions, checkpointInterval, caches,
-                storeCaches, database, diskReserveBytes, Duration.ZERO);
+                storeCaches, database, DiskSpace.DEFAULT_RESERVE_BYTES, Duration.ZERO);
     }
 
     /** The same settings on another database (null: the state directory's H2 file). */
