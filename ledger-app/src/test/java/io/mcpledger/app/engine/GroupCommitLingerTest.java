@@ -10,14 +10,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.axonframework.commandhandling.CommandResultMessage;
 import org.axonframework.commandhandling.GenericCommandMessage;
-import org.axonframework.common.transaction.Transaction;
-import org.axonframework.common.transaction.TransactionManager;
+import org.axonframework.common.transaction.NoTransactionManager;
 import org.junit.jupiter.api.Test;
 
 /**
  * The commit linger: a worker holding a single command waits for a second one and commits both together, answers
- * neither before that commit, and answers a lone command once the linger has passed. Without a linger the same two
- * commands, the second sent while the first waits, are two commits, which shows the test can fail.
+ * neither before that commit, and answers a lone command once the linger has passed. Without a linger the first
+ * command is committed and answered alone before the second is sent (with one, it would still be waiting), which
+ * shows the test can fail.
  */
 class GroupCommitLingerTest {
     /** Far longer than any test waits, so that only a second command can end it. */
@@ -28,21 +28,8 @@ class GroupCommitLingerTest {
     /** The commands as they were decided, in order. */
     private final List<String> decided = new CopyOnWriteArrayList<>();
 
-    /** Transactions that commit and roll back nothing: what is asserted is how the bus batches. */
-    private static TransactionManager transactions() {
-        return () -> new Transaction() {
-            @Override
-            public void commit() {
-            }
-
-            @Override
-            public void rollback() {
-            }
-        };
-    }
-
     private GroupCommitCommandBus bus(Duration linger) {
-        GroupCommitCommandBus bus = new GroupCommitCommandBus(transactions(), 1, linger);
+        GroupCommitCommandBus bus = new GroupCommitCommandBus(NoTransactionManager.INSTANCE, 1, linger);
         bus.observe((commands, nanos) -> commits.add(commands));
         bus.subscribe(String.class.getName(), message -> {
             decided.add((String) message.getPayload());
@@ -118,7 +105,7 @@ class GroupCommitLingerTest {
 
     @Test
     void aNegativeLingerIsRefused() {
-        assertThatThrownBy(() -> new GroupCommitCommandBus(transactions(), 1, Duration.ofNanos(-1)))
+        assertThatThrownBy(() -> new GroupCommitCommandBus(NoTransactionManager.INSTANCE, 1, Duration.ofNanos(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("linger must not be negative");
     }
 }
