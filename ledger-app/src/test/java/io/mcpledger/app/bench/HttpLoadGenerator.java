@@ -187,6 +187,12 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             + "the steady rate (the median second of the last 30 s).")
     boolean timeline;
 
+    @Option(names = "--probe-rate", description = "Open loop: also GET /health this many times a second on a connection "
+            + "of its own, on its own schedule, and report its latency over the measured window: the part of the tail "
+            + "that the HTTP path and the machine's scheduling make without any admission work (/health reads two "
+            + "counters in memory).")
+    Double probeRate;
+
     @Option(names = "--target-p99-ms", defaultValue = "5",
             description = "Open loop: say whether p99 is at most this (default ${DEFAULT-VALUE} ms).")
     double targetP99Millis;
@@ -435,6 +441,19 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             }, "edge-" + edge.index);
             threads[edge.index].start();
         }
+        Latencies probes = new Latencies();
+        Thread prober = null;
+        if (probeRate != null) {
+            Http1Connection probeConnection = new Http1Connection(host, port);
+            prober = new Thread(() -> {
+                try (probeConnection) {
+                    probe(probeConnection, window, probes);
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, "prober");
+            prober.start();
+        }
         sleepUntil(window.measureStart);
         Cpu before = Cpu.now(ledgerPid);
         LedgerMeters metersBefore = meters(host, port);
@@ -444,6 +463,9 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         for (Thread thread : threads) {
             thread.join();
         }
+        if (prober != null) {
+            prober.join();
+        }
         for (Edge edge : edges) {
             edge.connection.close();
         }
@@ -451,6 +473,12 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             throw new IllegalStateException("an edge failed: " + failure.get(), failure.get());
         }
         report(edges, before, after);
+        if (probeRate != null) {
+            System.out.printf(Locale.ROOT, "probe: GET /health at %s/s beside the load, %,d answered in the window: "
+                            + "p50 %s  p99 %s  p99.9 %s  max %s%n", trim(probeRate), probes.count(),
+                    millis(probes.percentileMillis(0.50)), millis(probes.percentileMillis(0.99)),
+                    millis(probes.percentileMillis(0.999)), millis(probes.maxMillis()));
+        }
         if (metersBefore != null && metersAfter != null) {
             System.out.print("inside the ledger during the measured window (its /metrics):\n"
                     + metersAfter.since(metersBefore));
@@ -460,6 +488,34 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         }
         checkReceipts(host, port, receiptsBefore, edges);
         return 0;
+    }
+
+    /**
+     * The probe's loop: GET /health at each due time of its own schedule, over the warm-up and the window; only the
+     * answers due in the window are recorded, each from when it was due, so a slow answer delays the next one's
+     * sending and that delay counts too.
+     */
+    private void probe(Http1Connection connection, Window window, Latencies probes) throws IOException {
+        double period = 1e9 / probeRate;
+        byte[] health = ("GET /health HTTP/1.1\r\nHost: " + hostHeader + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        for (long k = 0; ; k++) {
+            long due = window.start + (long) (k * period);
+            if (due >= window.end) {
+                return;
+            }
+            long wait;
+            while ((wait = due - System.nanoTime()) > 0) {
+                LockSupport.parkNanos(wait);
+            }
+            Response answer = connection.exchange(health);
+            long done = System.nanoTime();
+            if (answer.status != 200) {
+                throw new IllegalStateException("/health answered " + answer.status + ": " + answer.text());
+            }
+            if (due >= window.measureStart) {
+                probes.record(done - due);
+            }
+        }
     }
 
     /**
