@@ -36,12 +36,16 @@ public final class H2Database implements LedgerDatabase {
 
     private static final String BASE_NAME = "ledger";
     /**
-     * How long H2 keeps a dead chunk before it may write over it, in milliseconds. H2's default (45 s) guards stores
-     * that are not forced; here the version of the last forced write stays registered until the next one is recorded
-     * ({@link StoreRecovery}), which keeps its chunks whatever this says. With the default, a file written at a
-     * thousand receipts a second keeps about 45 s of dead chunks beside the live ones ({@link StoreHousekeeping}).
+     * How long H2 keeps a dead chunk before it may write over it (or housekeeping rewrite a chunk), in milliseconds.
+     * H2's default (45 s) guards stores that are not forced; here the version of the last forced write stays registered
+     * until the next one is recorded ({@link StoreRecovery}), which keeps its chunks whatever this says. The file holds
+     * about this long of chunk writes dead beside the live ones, some 30 KB per commit: at a thousand commits a second
+     * H2's default kept 45 s of them, and 1 s (the ledger's value until 2026-12-04) still put a young file over the
+     * contract's bytes per receipt ({@code DiskPerReceiptTest}: 5,123 bytes per 677-byte receipt after 10 s; with 100
+     * ms and housekeeping's floor, 1,170). Not 0: a reader that holds a page's position without a registered version
+     * keeps a tenth of a second.
      */
-    static final int RETENTION_MS = 1_000;
+    static final int RETENTION_MS = 100;
     /**
      * WRITE_DELAY=0 writes every commit to the file before the commit returns, from the committing thread: with H2's
      * default of 500 ms a background thread writes later, and a force could then run before that write was issued.

@@ -44,7 +44,7 @@ class StoreHousekeepingTest {
             store.setRetentionTime(0);
             MVMap<Long, byte[]> log = store.openMap("log");
             MVMap<Integer, byte[]> sessions = store.openMap("sessions");
-            StoreHousekeeping keeper = new StoreHousekeeping(store, ForcedWrites.never());
+            StoreHousekeeping keeper = new StoreHousekeeping(store, ForcedWrites.never(), 0);
             long position = 0;
             for (int commit = 0; commit < COMMITS; commit++) {
                 for (int r = 0; r < ROWS_PER_COMMIT; r++) {
