@@ -497,7 +497,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
      */
     private void probe(Http1Connection connection, Window window, Latencies probes) throws IOException {
         double period = 1e9 / probeRate;
-        byte[] health = ("GET /health HTTP/1.1\r\nHost: " + hostHeader + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] health = healthRequest(hostHeader);
         for (long k = 0; ; k++) {
             long due = window.start + (long) (k * period);
             if (due >= window.end) {
@@ -1402,10 +1402,14 @@ public final class HttpLoadGenerator implements Callable<Integer> {
     record Health(int status, String state, long receipts, long folded, long of, String text) {
     }
 
+    /** The bytes of {@code GET /health}, which needs no credential, to the ledger named by {@code hostHeader}. */
+    private static byte[] healthRequest(String hostHeader) {
+        return ("GET /health HTTP/1.1\r\nHost: " + hostHeader + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+    }
+
     static Health health(String host, int port) throws IOException {
         try (Http1Connection connection = new Http1Connection(host, port)) {
-            Response answer = connection.exchange(("GET /health HTTP/1.1\r\nHost: " + host + ":" + port
-                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            Response answer = connection.exchange(healthRequest(host + ":" + port));
             String text = answer.text();
             Matcher state = STATUS.matcher(text);
             return new Health(answer.status, state.find() ? state.group(1) : "?", number(RECEIPTS, text),
