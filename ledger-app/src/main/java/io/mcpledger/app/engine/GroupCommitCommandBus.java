@@ -386,11 +386,18 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
         private void answer(List<Pending> batch, List<CommandResultMessage<?>> results, Throwable poison) {
             batches.incrementAndGet();
             commands.addAndGet(batch.size());
+            // A command that failed unexpectedly while the ledger came to refuse new commands (the store stopped
+            // writing under it: the other worker's commit or housekeeping met a full disk, and this command's reads
+            // found the database closed) failed because of that, not of its own: it hears what the next command will.
+            NotStoredException refusedNow = poison == null || poison instanceof NotStoredException ? null
+                    : refusal.get();
             for (int i = 0; i < batch.size(); i++) {
                 CommandResultMessage<?> result = i < results.size() ? results.get(i) : null;
                 boolean ownAnswer = poison == null || (result != null && result.isExceptional()
                         && (result.exceptionResult() == poison || appliedNothing(result.exceptionResult())));
-                if (ownAnswer) {
+                if (ownAnswer && refusedNow != null && result.exceptionResult() == poison) {
+                    batch.get(i).answer(GenericCommandResultMessage.asCommandResultMessage(refusedNow));
+                } else if (ownAnswer) {
                     batch.get(i).answer(result);
                 } else {
                     batch.get(i).answer(GenericCommandResultMessage.asCommandResultMessage(new NotStoredException(
