@@ -24,6 +24,7 @@ import io.mcpledger.domain.session.LedgerContext;
 import io.mcpledger.domain.session.RandomIds;
 import io.mcpledger.query.LedgerProjector;
 import java.io.IOException;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -430,9 +431,25 @@ public final class LedgerEngine implements AutoCloseable {
         return commandBus;
     }
 
-    /** The committed receipt with this id and its log position; null when there is none. */
+    /**
+     * The committed receipt with this id and its log position; null when there is none. Returned only once it is on
+     * stable storage: H2 shows a commit to other connections before the committing thread has forced it, so a receipt
+     * read by id in that moment could be lost to a power cut, its caller never answered, and its position signed
+     * again for another receipt, while the reader holds the first. A force that starts after the read covers it;
+     * while the ledger is idle it finds nothing to write. (The projections fold a batch only after its force, so
+     * what is read through them needs none.) Refuses, {@code 503}, once writes can no longer be forced.
+     */
     public LedgerLog.Located receipt(String receiptId) {
-        return log.locate(receiptId);
+        LedgerLog.Located located = log.locate(receiptId);
+        if (located != null) {
+            try {
+                database.forcedWrites().force();
+            } catch (SQLException e) {
+                throw new NotStoredException("receipt " + receiptId + " cannot be shown: the ledger's writes can no"
+                        + " longer be forced to disk, so it may not survive a restart; GET /health says why", e);
+            }
+        }
+        return located;
     }
 
     /**
