@@ -102,6 +102,16 @@ public final class Canonical {
 
     /** A string as JCS writes it; false for one with an unpaired surrogate, whose spelling is left to the reference. */
     private static boolean string(String s, StringBuilder out) {
+        // Most strings (ids, hashes, names, times) need no escape: they are appended whole, not a character at a time
+        // (which took a fifth of the projection flush's samples at saturation).
+        int plain = 0;
+        while (plain < s.length() && writtenAsIs(s.charAt(plain))) {
+            plain++;
+        }
+        if (plain == s.length()) {
+            out.append('"').append(s).append('"');
+            return true;
+        }
         out.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -130,6 +140,11 @@ public final class Canonical {
         }
         out.append('"');
         return true;
+    }
+
+    /** Whether JCS writes {@code c} as it is: not a control character, a quote, a backslash or a surrogate. */
+    private static boolean writtenAsIs(char c) {
+        return c >= 0x20 && c != '"' && c != '\\' && !Character.isSurrogate(c);
     }
 
     private static final char[] HEX = "0123456789abcdef".toCharArray();
