@@ -48,7 +48,10 @@ class ReceiptByIdTest {
             // Forced writes take this monitor: while the test holds it, none can start or end.
             synchronized (forcedWrites) {
                 reader.start();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 while (!blockedOn(reader, forcedWrites) && reader.getState() != Thread.State.TERMINATED) {
+                    assertThat(System.nanoTime()).as("the reader neither returned nor waited for a forced write")
+                            .isLessThan(deadline);
                     Thread.onSpinWait();
                 }
                 assertThat(read).as("the read returned without a forced write").isNotDone();
