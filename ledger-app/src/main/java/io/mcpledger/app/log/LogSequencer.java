@@ -2,6 +2,7 @@ package io.mcpledger.app.log;
 
 import io.mcpledger.app.storage.ForcedWrites;
 import io.mcpledger.app.storage.LedgerLog;
+import io.mcpledger.app.storage.Reads;
 import io.mcpledger.app.storage.SqlDialect;
 import io.mcpledger.app.storage.StorageException;
 import io.mcpledger.domain.crypto.InvalidKeyException;
@@ -220,7 +221,7 @@ public final class LogSequencer {
         try (Connection c = database.getConnection()) {
             long size = LogTables.treeSize(c, false);
             String note = size > latest.size() ? LogTables.checkpoint(c, size) : null;
-            c.rollback();
+            Reads.end(c);
             if (note == null) {
                 return;
             }
@@ -242,7 +243,7 @@ public final class LogSequencer {
     public Optional<String> checkpoint(long size) throws StorageException {
         try (Connection c = database.getConnection()) {
             String note = LogTables.checkpoint(c, size);
-            c.rollback();
+            Reads.end(c);
             return Optional.ofNullable(note);
         } catch (SQLException e) {
             throw new StorageException("cannot read the checkpoint of size " + size + ": " + e.getMessage(), e);

@@ -1,5 +1,6 @@
 package io.mcpledger.app.log;
 
+import io.mcpledger.app.storage.Reads;
 import io.mcpledger.domain.log.Merkle;
 import io.mcpledger.domain.log.NodeSource;
 import java.sql.Connection;
@@ -68,7 +69,7 @@ final class Tiles implements NodeSource {
         if (tile == null || tile.length < width * Merkle.HASH_SIZE) {
             try (Connection c = database.getConnection()) {
                 tile = LogTables.tile(c, level, index);
-                c.rollback();
+                Reads.end(c);
             } catch (SQLException e) {
                 throw new IllegalStateException("cannot read tile " + level + "/" + index + " of the log: "
                         + e.getMessage(), e);

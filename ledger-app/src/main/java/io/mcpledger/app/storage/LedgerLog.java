@@ -158,7 +158,7 @@ public final class LedgerLog implements LogReader {
              PreparedStatement s = c.prepareStatement("SELECT next FROM log_sequence WHERE id = 1");
              ResultSet r = s.executeQuery()) {
             long size = r.next() ? r.getLong(1) : 0;
-            c.rollback();
+            Reads.end(c);
             return size;
         } catch (SQLException e) {
             throw failure("read the log's size", e);
@@ -175,7 +175,7 @@ public final class LedgerLog implements LogReader {
                     throw new IllegalStateException("the log has no entry " + position);
                 }
                 Entry entry = entry(position, r.getBytes(1), r.getBytes(2));
-                c.rollback();
+                Reads.end(c);
                 return entry;
             }
         } catch (SQLException e) {
@@ -202,7 +202,7 @@ public final class LedgerLog implements LogReader {
                         entries.put(r.getLong(1), entry(r.getLong(1), r.getBytes(2), r.getBytes(3)));
                     }
                 }
-                c.rollback();
+                Reads.end(c);
             } catch (SQLException e) {
                 throw failure("read " + chunk.size() + " log entries", e);
             }
@@ -226,7 +226,7 @@ public final class LedgerLog implements LogReader {
                 }
                 long prev = r.getLong(1);
                 boolean none = r.wasNull();
-                c.rollback();
+                Reads.end(c);
                 return none ? -1 : prev;
             }
         } catch (SQLException e) {
@@ -256,7 +256,7 @@ public final class LedgerLog implements LogReader {
                         next++;
                     }
                 }
-                c.rollback();
+                Reads.end(c);
             } catch (SQLException e) {
                 throw failure("read the log from entry " + next, e);
             }
@@ -286,7 +286,7 @@ public final class LedgerLog implements LogReader {
                     throw new IllegalStateException("the log ends at entry " + next + ", before " + to);
                 }
             }
-            c.rollback();
+            Reads.end(c);
         } catch (SQLException e) {
             throw failure("read the log from entry " + from, e);
         }
@@ -315,7 +315,7 @@ public final class LedgerLog implements LogReader {
             s.setString(1, receiptId);
             try (ResultSet r = s.executeQuery()) {
                 Located located = r.next() ? new Located(r.getLong(1), parse(r.getLong(1), r.getBytes(2))) : null;
-                c.rollback();
+                Reads.end(c);
                 return located;
             }
         } catch (SQLException e) {

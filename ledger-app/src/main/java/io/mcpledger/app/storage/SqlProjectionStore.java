@@ -623,7 +623,7 @@ public final class SqlProjectionStore implements ProjectionStore {
             try {
                 return query.run(c);
             } finally {
-                c.rollback();
+                Reads.end(c);
             }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot " + what + ": " + e.getMessage(), e);

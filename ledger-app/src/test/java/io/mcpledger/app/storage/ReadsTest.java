@@ -1,0 +1,118 @@
+package io.mcpledger.app.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.mcpledger.app.testing.TestDatabases;
+import io.mcpledger.app.testing.TestDatabases.Kind;
+import io.mcpledger.domain.session.CallStatus;
+import io.mcpledger.query.ProjectionStore.Flush;
+import io.mcpledger.query.ProjectionStore.Meta;
+import io.mcpledger.query.ProjectionStore.StoredCall;
+import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.h2.jdbc.JdbcPreparedStatement;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Reads end in a commit, not a rollback: H2 forgets a connection's parsed statements at every rollback, and the
+ * ledger's pooled connections then parsed every statement again each time (a new call's point read alone was a
+ * twentieth of the commit workers' time at saturation).
+ */
+class ReadsTest {
+    private static final String READ = "SELECT position FROM projection_meta WHERE id = 1";
+
+    private final TestDatabases databases = new TestDatabases();
+
+    @AfterEach
+    void close() throws Exception {
+        databases.close();
+    }
+
+    @Test
+    void h2KeepsAStatementParsedAcrossReadsThatEndInACommitAndParsesItAgainAfterARollback() throws Exception {
+        DataSource database = databases.create(Kind.H2, 1, SqlProjectionStore::create);
+        try (Connection c = database.getConnection()) {
+            Object first = parsed(c);
+            Reads.end(c);
+            Object afterCommit = parsed(c);
+            c.rollback();
+            Object afterRollback = parsed(c);
+
+            assertThat(afterCommit).isSameAs(first);
+            assertThat(afterRollback).isNotSameAs(afterCommit);
+        }
+    }
+
+    @Test
+    void theProjectionsAndTheLogAreReadWithoutARollback() throws Exception {
+        DataSource h2 = databases.create(Kind.H2, 2, SqlProjectionStore::create, LedgerLog::create);
+        AtomicInteger rollbacks = new AtomicInteger();
+        AtomicInteger commits = new AtomicInteger();
+        DataSource counted = counting(h2, rollbacks, commits);
+        SqlProjectionStore store = new SqlProjectionStore(counted, ForcedWrites.never());
+        store.write(new Flush(new Meta(10, -1, 0), List.of(),
+                List.of(new StoredCall(3, "req-1", 5, CallStatus.PENDING, -1, -1)), List.of(), List.of(), Map.of(),
+                Map.of()));
+        LedgerLog log = new LedgerLog(counted);
+        int commitsOfTheFlush = commits.get();
+
+        assertThat(store.call(3, "req-1").status()).isEqualTo(CallStatus.PENDING);
+        assertThat(store.call(3, "req-2")).isNull();
+        assertThat(store.meta().position()).isEqualTo(10);
+        assertThat(log.size()).isZero();
+        assertThat(log.locate("r-none")).isNull();
+
+        assertThat(rollbacks).hasValue(0);
+        assertThat(commits.get() - commitsOfTheFlush).isEqualTo(5);
+    }
+
+    /** The command H2 parsed for {@link #READ} on this connection, after running it once. */
+    private static Object parsed(Connection c) throws Exception {
+        try (PreparedStatement s = c.prepareStatement(READ)) {
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+            }
+            Field command = JdbcPreparedStatement.class.getDeclaredField("command");
+            command.setAccessible(true);
+            return command.get(s.unwrap(JdbcPreparedStatement.class));
+        }
+    }
+
+    /** {@code database}, counting the rollbacks and commits of its connections. */
+    private static DataSource counting(DataSource database, AtomicInteger rollbacks, AtomicInteger commits) {
+        return (DataSource) Proxy.newProxyInstance(ReadsTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object result = call(database, method, args);
+                    if (!(result instanceof Connection connection)) {
+                        return result;
+                    }
+                    return Proxy.newProxyInstance(ReadsTest.class.getClassLoader(), new Class<?>[] {Connection.class},
+                            (p, m, a) -> {
+                                if (m.getName().equals("rollback") && a == null) {
+                                    rollbacks.incrementAndGet();
+                                } else if (m.getName().equals("commit")) {
+                                    commits.incrementAndGet();
+                                }
+                                return call(connection, m, a);
+                            });
+                });
+    }
+
+    private static Object call(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+}
