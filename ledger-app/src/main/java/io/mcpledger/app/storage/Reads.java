@@ -11,8 +11,8 @@ public final class Reads {
     /**
      * Ends a transaction that only read, with a commit: it has nothing to keep or to undo, so a commit and a rollback
      * leave the store the same, but H2 empties a connection's cache of parsed statements at every rollback (a cached
-     * query's last result may rest on what was rolled back). With reads ending in rollbacks, every statement on every
-     * pooled connection, the commits' inserts included, was parsed and planned again each time it ran (benchmarks.md,
+     * query's last result may rest on what was rolled back). With reads ending in rollbacks, every read, and every
+     * statement on a pooled connection whose last use was a read, was parsed and planned again (benchmarks.md,
      * section 8). On PostgreSQL the two cost the same.
      */
     public static void end(Connection c) throws SQLException {

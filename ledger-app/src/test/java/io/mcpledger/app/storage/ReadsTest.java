@@ -24,9 +24,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Reads end in a commit, not a rollback: H2 forgets a connection's parsed statements at every rollback, and the
- * ledger's pooled connections then parsed every statement again each time (a new call's point read alone was a
- * twentieth of the commit workers' time at saturation).
+ * Reads end in a commit, not a rollback: H2 forgets a connection's parsed statements at every rollback, and every read
+ * was then parsed again (preparing a new call's point read alone took a twentieth of the commit workers' time at
+ * saturation).
  */
 class ReadsTest {
     private static final String READ = "SELECT position FROM projection_meta WHERE id = 1";
