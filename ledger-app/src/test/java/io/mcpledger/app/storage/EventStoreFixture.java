@@ -110,6 +110,11 @@ final class EventStoreFixture {
 
     /** A data source whose connections count the {@code commit()} calls that reach them. */
     static DataSource countingCommits(DataSource target, AtomicInteger commits) {
+        return counting(target, "commit", commits);
+    }
+
+    /** A data source whose connections count the calls of their method {@code name} that reach them. */
+    static DataSource counting(DataSource target, String name, AtomicInteger calls) {
         return (DataSource) Proxy.newProxyInstance(EventStoreFixture.class.getClassLoader(),
                 new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
                     Object result = invoke(method, target, args);
@@ -117,8 +122,8 @@ final class EventStoreFixture {
                         Connection connection = (Connection) result;
                         return Proxy.newProxyInstance(EventStoreFixture.class.getClassLoader(),
                                 new Class<?>[] {Connection.class}, (p, m, a) -> {
-                                    if (m.getName().equals("commit")) {
-                                        commits.incrementAndGet();
+                                    if (m.getName().equals(name)) {
+                                        calls.incrementAndGet();
                                     }
                                     return invoke(m, connection, a);
                                 });

@@ -9,9 +9,6 @@ import io.mcpledger.query.ProjectionStore.Flush;
 import io.mcpledger.query.ProjectionStore.Meta;
 import io.mcpledger.query.ProjectionStore.StoredCall;
 import java.lang.reflect.Field;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -58,7 +55,8 @@ class ReadsTest {
         DataSource h2 = databases.create(Kind.H2, 2, SqlProjectionStore::create, LedgerLog::create);
         AtomicInteger rollbacks = new AtomicInteger();
         AtomicInteger commits = new AtomicInteger();
-        DataSource counted = counting(h2, rollbacks, commits);
+        DataSource counted = EventStoreFixture.counting(EventStoreFixture.counting(h2, "rollback", rollbacks), "commit",
+                commits);
         SqlProjectionStore store = new SqlProjectionStore(counted, ForcedWrites.never());
         store.write(new Flush(new Meta(10, -1, 0), List.of(),
                 List.of(new StoredCall(3, "req-1", 5, CallStatus.PENDING, -1, -1)), List.of(), List.of(), Map.of(),
@@ -85,34 +83,6 @@ class ReadsTest {
             Field command = JdbcPreparedStatement.class.getDeclaredField("command");
             command.setAccessible(true);
             return command.get(s.unwrap(JdbcPreparedStatement.class));
-        }
-    }
-
-    /** {@code database}, counting the rollbacks and commits of its connections. */
-    private static DataSource counting(DataSource database, AtomicInteger rollbacks, AtomicInteger commits) {
-        return (DataSource) Proxy.newProxyInstance(ReadsTest.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                    Object result = call(database, method, args);
-                    if (!(result instanceof Connection connection)) {
-                        return result;
-                    }
-                    return Proxy.newProxyInstance(ReadsTest.class.getClassLoader(), new Class<?>[] {Connection.class},
-                            (p, m, a) -> {
-                                if (m.getName().equals("rollback") && a == null) {
-                                    rollbacks.incrementAndGet();
-                                } else if (m.getName().equals("commit")) {
-                                    commits.incrementAndGet();
-                                }
-                                return call(connection, m, a);
-                            });
-                });
-    }
-
-    private static Object call(Object target, Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
         }
     }
 }
