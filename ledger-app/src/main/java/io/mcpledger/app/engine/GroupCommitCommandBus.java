@@ -57,6 +57,12 @@ import org.slf4j.LoggerFactory;
  * same order. That order is the transparency log's: the sequencer integrates events by global index, and a rebuild
  * from the event store gives every receipt the index it had.
  *
+ * <p>A worker whose batch is decided while the other worker holds the append lock decides the commands that reach
+ * it meanwhile into the same batch, up to {@link #MAX_BATCH}, and commits them with it: it waits for the lock anyway,
+ * and they would otherwise wait for that commit before being decided, then commit on their own. Under a slow commit
+ * (the projections' flush, housekeeping, a slow force) what queued behind it then takes one commit, not one per
+ * worker turn.
+ *
  * <p>With a linger, a worker that finds a single command waiting waits up to that long for a second one before it
  * decides and commits (as PostgreSQL's {@code commit_delay}): at a steady rate too low to gather batches by itself,
  * two admissions then share one commit, and with it the store's fixed cost per commit (H2 writes the last page of the
@@ -69,6 +75,8 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
     static final int MAX_BATCH = 64;
     /** Tries at a batch that keeps being refused as stale; each one follows what made the one before stale. */
     static final int MAX_ATTEMPTS = 8;
+    /** How often a worker waiting for the append lock looks for commands to decide into its batch meanwhile. */
+    private static final long GATHER_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
     private final SimpleCommandBus local;
     private final TransactionManager transactions;
@@ -329,26 +337,15 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
             try {
                 root.attachTransaction(transactions);
                 guard.beforeBatch(root, attempt);
-                for (Pending pending : batch) {
-                    RuntimeException refused = guard.refusal(pending.command(), root);
-                    if (refused != null) {
-                        results.add(GenericCommandResultMessage.asCommandResultMessage(refused));
-                        continue;
-                    }
-                    CommandResultMessage<?>[] result = new CommandResultMessage<?>[1];
-                    local.dispatch(pending.command(), (c, r) -> result[0] = r);
-                    results.add(result[0]);
-                    if (result[0].isExceptional() && !appliedNothing(result[0].exceptionResult())) {
-                        poison = result[0].exceptionResult();
-                        break;
-                    }
+                poison = decide(batch, 0, root, results);
+                if (poison == null) {
+                    poison = lockForAppend(batch, root, results);
                 }
                 if (poison != null) {
                     LOG.warn("A batch of {} commands is rolled back: a command failed after it had applied events",
                             batch.size(), poison);
                     root.rollback(poison);
                 } else {
-                    appendLock.lock();
                     long commitStart = System.nanoTime();
                     try {
                         root.commit();
@@ -381,6 +378,63 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
                 }
             }
             return new Attempt(results, poison, poison != null && stale(poison));
+        }
+
+        /**
+         * Decides the commands of {@code batch} from {@code from} on, each in its own nested unit of work under
+         * {@code root}, adding each one's result to {@code results}; stops at the first that failed after it had
+         * applied events and returns that failure (null if there is none).
+         */
+        private Throwable decide(List<Pending> batch, int from, UnitOfWork<?> root,
+                                 List<CommandResultMessage<?>> results) {
+            for (int i = from; i < batch.size(); i++) {
+                Pending pending = batch.get(i);
+                RuntimeException refused = guard.refusal(pending.command(), root);
+                if (refused != null) {
+                    results.add(GenericCommandResultMessage.asCommandResultMessage(refused));
+                    continue;
+                }
+                CommandResultMessage<?>[] result = new CommandResultMessage<?>[1];
+                local.dispatch(pending.command(), (c, r) -> result[0] = r);
+                results.add(result[0]);
+                if (result[0].isExceptional() && !appliedNothing(result[0].exceptionResult())) {
+                    return result[0].exceptionResult();
+                }
+            }
+            return null;
+        }
+
+        /**
+         * Takes the append lock for a decided batch. While the other worker holds it (its commit under way), the
+         * commands that reach this worker meanwhile are decided into the same batch, up to {@link #MAX_BATCH}: this
+         * worker waits for the lock anyway, and they would otherwise wait for this commit before being decided, then
+         * commit on their own. Returns null holding the lock, or, without it, the failure of a command so decided
+         * that had applied events (the batch then rolls back whole, as when it was decided first).
+         */
+        private Throwable lockForAppend(List<Pending> batch, UnitOfWork<?> root,
+                                        List<CommandResultMessage<?>> results) {
+            if (appendLock.tryLock()) {
+                return null;
+            }
+            try {
+                while (true) {
+                    int decided = batch.size();
+                    if (decided < MAX_BATCH) {
+                        queue.drainTo(batch, MAX_BATCH - decided);
+                        Throwable poison = decide(batch, decided, root, results);
+                        if (poison != null) {
+                            return poison;
+                        }
+                    }
+                    if (appendLock.tryLock(GATHER_NANOS, TimeUnit.NANOSECONDS)) {
+                        return null;
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                appendLock.lock();
+                return null;
+            }
         }
 
         private void answer(List<Pending> batch, List<CommandResultMessage<?>> results, Throwable poison) {
