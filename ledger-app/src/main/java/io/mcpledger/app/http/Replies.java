@@ -10,7 +10,11 @@ import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.MutableHttpResponse;
+import io.micronaut.http.context.ServerRequestContext;
+import io.micronaut.http.server.netty.NettyHttpRequest;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -60,10 +64,30 @@ final class Replies {
         return body;
     }
 
-    /** Renders a command's answer once it is committed, or its failure through {@link Failures}. */
+    /**
+     * Renders a command's answer once it is committed, or its failure through {@link Failures}. The rendering, and the
+     * rest of Micronaut's answer to the request, runs on the request's own event loop, not on the command worker that
+     * completes {@code answer}: that worker's next batch waits for nothing but its own work.
+     */
     static <A> CompletableFuture<HttpResponse<byte[]>> later(CompletableFuture<A> answer,
                                                              Function<A, HttpResponse<byte[]>> render) {
-        return answer.handle((a, failure) -> failure != null ? Failures.toResponse(failure) : render.apply(a));
+        return later(answer, render, answer.isDone() ? null : eventLoop());
+    }
+
+    /** As {@link #later(CompletableFuture, Function)}, rendering on {@code loop} unless it is null. */
+    static <A> CompletableFuture<HttpResponse<byte[]>> later(CompletableFuture<A> answer,
+                                                             Function<A, HttpResponse<byte[]>> render, Executor loop) {
+        BiFunction<A, Throwable, HttpResponse<byte[]>> respond =
+                (a, failure) -> failure != null ? Failures.toResponse(failure) : render.apply(a);
+        return loop == null ? answer.handle(respond) : answer.handleAsync(respond, loop);
+    }
+
+    /** The event loop of the request being handled on this thread, or null outside one. */
+    private static Executor eventLoop() {
+        return ServerRequestContext.currentRequest()
+                .filter(NettyHttpRequest.class::isInstance)
+                .map(request -> (Executor) ((NettyHttpRequest<?>) request).getChannelHandlerContext().executor())
+                .orElse(null);
     }
 
     static byte[] bytes(ObjectNode body) {
