@@ -25,15 +25,13 @@ class AnsweringThreadHttpTest {
         try (HttpLedger ledger = HttpLedger.start(TestDatabases.Kind.H2, dir)) {
             String run = UUID.randomUUID().toString();
             Reply initialized = ledger.edge("POST", "/v1/sessions").client(TOKEN)
-                    .header(AnsweringThreadFilter.HEADER, run + "-initialize").json("""
-                            {"principal":"alice","serverId":"pricing","protocolVersion":"2025-06-18"}""").send();
+                    .header(AnsweringThreadFilter.HEADER, run + "-initialize").json(HttpLedger.initializeJson("alice")).send();
             assertThat(initialized.status()).as(initialized.toString()).isEqualTo(201);
             String session = initialized.json().path("session").path("id").asText();
 
             Reply call = ledger.edge("POST", "/v1/sessions/" + session + "/calls").client(TOKEN)
-                    .header(AnsweringThreadFilter.HEADER, run + "-call").json("""
-                            {"requestId":"r-1","server":"pricing","tool":"quote","operation":"invoke","argumentsSha256":"%s"}"""
-                            .formatted(Sha256.hexOfUtf8("r-1"))).send();
+                    .header(AnsweringThreadFilter.HEADER, run + "-call")
+                    .json(HttpLedger.callJson("r-1", "pricing", "quote", HttpLedger.args("r-1"))).send();
             assertThat(call.status()).as(call.toString()).isEqualTo(200);
             assertThat(call.json().path("decision").asText()).isEqualTo("admitted");
 

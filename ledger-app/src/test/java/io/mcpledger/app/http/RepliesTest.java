@@ -35,9 +35,7 @@ class RepliesTest {
         CompletableFuture<String> answer = new CompletableFuture<>();
         CompletableFuture<HttpResponse<byte[]>> response = Replies.later(answer, render, loop);
 
-        Thread worker = new Thread(() -> answer.complete("stored"), "test-command-worker");
-        worker.start();
-        worker.join();
+        onWorker(() -> answer.complete("stored"));
 
         HttpResponse<byte[]> rendered = response.get(10, TimeUnit.SECONDS);
         assertThat(renderedOn.get()).isEqualTo("test-event-loop");
@@ -52,10 +50,7 @@ class RepliesTest {
         CompletableFuture<HttpResponse<byte[]>> response = Replies.later(answer, render, loop)
                 .whenComplete((r, failure) -> failedOn.set(Thread.currentThread().getName()));
 
-        Thread worker = new Thread(() -> answer.completeExceptionally(new NotStoredException("the commit failed", null)),
-                "test-command-worker");
-        worker.start();
-        worker.join();
+        onWorker(() -> answer.completeExceptionally(new NotStoredException("the commit failed", null)));
 
         HttpResponse<byte[]> rendered = response.get(10, TimeUnit.SECONDS);
         assertThat(rendered.code()).isEqualTo(503);
@@ -70,11 +65,16 @@ class RepliesTest {
         CompletableFuture<String> answer = new CompletableFuture<>();
         CompletableFuture<HttpResponse<byte[]>> response = Replies.later(answer, render);
 
-        Thread worker = new Thread(() -> answer.complete("stored"), "test-command-worker");
-        worker.start();
-        worker.join();
+        onWorker(() -> answer.complete("stored"));
 
         assertThat(response.get(10, TimeUnit.SECONDS).code()).isEqualTo(200);
         assertThat(renderedOn.get()).isEqualTo("test-command-worker");
+    }
+
+    /** Runs {@code completion} on a thread of its own, as a command worker completes an answer, and waits for it. */
+    private static void onWorker(Runnable completion) throws InterruptedException {
+        Thread worker = new Thread(completion, "test-command-worker");
+        worker.start();
+        worker.join();
     }
 }
