@@ -23,6 +23,8 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -33,6 +35,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "serve", mixinStandardHelpOptions = true, description = "Start the ledger's HTTP service.")
 public final class ServeCommand implements Callable<Integer> {
+    private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
     /** The longest commit linger: 10 ms, beyond which a lone command's wait would dwarf its forced write. */
     static final int MAX_COMMIT_LINGER_US = 10_000;
 
@@ -147,6 +150,7 @@ public final class ServeCommand implements Callable<Integer> {
             spec.commandLine().getOut().flush();
             stopped.countDown();
         }, "ledger-shutdown"));
+        MemoryReclaimCheck.warning().ifPresent(LOG::warn);
         spec.commandLine().getOut().println("Ready: " + state + (url == null ? "" : " on " + url) + ". Listening on "
                 + server.host() + ":" + server.port() + ". Credentials: " + state.resolve(StateDirectory.CREDENTIALS)
                 + "/");

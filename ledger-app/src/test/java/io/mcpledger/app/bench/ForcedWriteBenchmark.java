@@ -23,10 +23,10 @@ import java.util.stream.Stream;
  * signatures per second on one and two threads; forced writes per second of the disk under the state directory
  * ({@code write} then {@code fdatasync}: of 4 KiB and of 32 KiB, about one H2 chunk of a single admission, over a
  * region written before, and of 32 KiB appended, the file growing with each, as the ledger's file grows while it
- * writes); and H2 commits per second of 700-byte rows through {@link
- * H2Database} with every commit forced, one row per commit and 64 rows per commit. Arguments: the directory to
- * measure the disk of (default: a temporary directory under the working directory) and the seconds per case (default
- * 5).
+ * writes; and 32 KiB one per millisecond, as the ledger commits at 1,000 admissions/s); and H2 commits per second
+ * of 700-byte rows through {@link H2Database} with every commit forced, one row per commit and 64 rows per commit back
+ * to back, and one row one per millisecond. Arguments: the directory to measure the disk of (default: a temporary
+ * directory under the working directory) and the seconds per case (default 5).
  */
 public final class ForcedWriteBenchmark {
     private ForcedWriteBenchmark() {
@@ -41,11 +41,13 @@ public final class ForcedWriteBenchmark {
                     System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), dir, seconds);
             signatures(1, seconds);
             signatures(2, seconds);
-            fdatasync(dir, seconds, 4096, false);
-            fdatasync(dir, seconds, 32768, false);
-            fdatasync(dir, seconds, 32768, true);
-            h2Commits(dir, 1, seconds);
-            h2Commits(dir, 64, seconds);
+            fdatasync(dir, seconds, 4096, false, 0);
+            fdatasync(dir, seconds, 32768, false, 0);
+            fdatasync(dir, seconds, 32768, true, 0);
+            fdatasync(dir, seconds, 32768, false, 1000);
+            h2Commits(dir, 1, seconds, 0);
+            h2Commits(dir, 64, seconds, 0);
+            h2Commits(dir, 1, seconds, 1000);
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -78,9 +80,12 @@ public final class ForcedWriteBenchmark {
 
     /**
      * Writes of {@code bytes} each followed by {@code fdatasync}: at the end of a file that grows with each write when
-     * {@code append}, else over the first 1,024 blocks of a file written beforehand, so that no write extends it.
+     * {@code append}, else over the first 1,024 blocks of a file written beforehand, so that no write extends it; back
+     * to back, or one every {@code pacedMicros} (the ledger's commits at 1,000 admissions/s), whose tail is the disk's
+     * share of an answer's.
      */
-    private static void fdatasync(Path dir, double seconds, int bytes, boolean append) throws IOException {
+    private static void fdatasync(Path dir, double seconds, int bytes, boolean append, long pacedMicros)
+            throws IOException {
         ByteBuffer block = ByteBuffer.allocate(bytes);
         Path path = dir.resolve("fsync.bin");
         long n = 0;
@@ -95,15 +100,21 @@ public final class ForcedWriteBenchmark {
             }
             Latencies latencies = new Latencies();
             long end = System.nanoTime() + (long) (seconds * 1e9);
+            long next = System.nanoTime();
             while (System.nanoTime() < end) {
+                while (System.nanoTime() < next) {
+                    Thread.onSpinWait();
+                }
                 long start = System.nanoTime();
+                next = start + pacedMicros * 1000;
                 block.clear();
                 file.write(block, (append ? n : n % 1024) * bytes);
                 file.force(false);
                 latencies.add(System.nanoTime() - start);
                 n++;
             }
-            report((bytes / 1024) + " KiB " + (append ? "appended" : "write") + " + fdatasync", n, seconds);
+            report((bytes / 1024) + " KiB " + (append ? "appended" : "write") + " + fdatasync"
+                    + (pacedMicros > 0 ? ", one per " + pacedMicros + " us" : ""), n, seconds);
             latencies.report();
         } finally {
             Files.deleteIfExists(path);
@@ -123,16 +134,20 @@ public final class ForcedWriteBenchmark {
         }
 
         void report() {
+            report("each");
+        }
+
+        void report(String label) {
             long[] sorted = Arrays.copyOf(nanos, size);
             Arrays.sort(sorted);
-            System.out.printf(Locale.ROOT, "  each: p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms%n",
+            System.out.printf(Locale.ROOT, "  " + label + ": p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms%n",
                     HttpLoadGenerator.percentile(sorted, 0.50), HttpLoadGenerator.percentile(sorted, 0.99),
                     HttpLoadGenerator.percentile(sorted, 0.999), HttpLoadGenerator.percentile(sorted, 1.0));
         }
     }
 
-    private static void h2Commits(Path dir, int rowsPerCommit, double seconds) throws Exception {
-        Path state = Files.createDirectories(dir.resolve("h2-" + rowsPerCommit));
+    private static void h2Commits(Path dir, int rowsPerCommit, double seconds, long pacedMicros) throws Exception {
+        Path state = Files.createDirectories(dir.resolve("h2-" + rowsPerCommit + "-" + pacedMicros));
         byte[] row = new byte[700];
         long rows = 0;
         try (H2Database db = H2Database.open(state, 1); Connection c = db.dataSource().getConnection()) {
@@ -141,23 +156,33 @@ public final class ForcedWriteBenchmark {
             }
             c.commit();
             Latencies latencies = new Latencies();
+            Latencies forces = new Latencies();
             try (PreparedStatement insert = c.prepareStatement("INSERT INTO t (v) VALUES (?)")) {
                 long end = System.nanoTime() + (long) (seconds * 1e9);
+                long next = System.nanoTime();
                 while (System.nanoTime() < end) {
+                    while (System.nanoTime() < next) {
+                        Thread.onSpinWait();
+                    }
                     long start = System.nanoTime();
+                    next = start + pacedMicros * 1000;
                     for (int i = 0; i < rowsPerCommit; i++) {
                         insert.setBytes(1, row);
                         insert.executeUpdate();
                     }
                     c.commit();
+                    long forceStart = System.nanoTime();
                     db.forcedWrites().force();
-                    latencies.add(System.nanoTime() - start);
+                    long now = System.nanoTime();
+                    latencies.add(now - start);
+                    forces.add(now - forceStart);
                     rows += rowsPerCommit;
                 }
             }
-            report("H2 commits of " + rowsPerCommit + " 700-byte row" + (rowsPerCommit > 1 ? "s" : "") + ", forced",
-                    rows / rowsPerCommit, seconds);
+            report("H2 commits of " + rowsPerCommit + " 700-byte row" + (rowsPerCommit > 1 ? "s" : "") + ", forced"
+                    + (pacedMicros > 0 ? ", one per " + pacedMicros + " us" : ""), rows / rowsPerCommit, seconds);
             latencies.report();
+            forces.report("the forced write alone (store and marker)");
         }
         if (rowsPerCommit > 1) {
             report("  rows in them", rows, seconds);

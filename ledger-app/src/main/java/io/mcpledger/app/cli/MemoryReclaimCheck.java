@@ -1,0 +1,95 @@
+package io.mcpledger.app.cli;
+
+import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Whether the kernel reclaims idle memory in a way that costs a ZGC heap the ledger's latency, said once at start.
+ *
+ * <p>Some virtual machines run DAMON with a {@code pageout} scheme ({@code kdamond} in {@code ps}): memory idle for a
+ * while is paged out. ZGC (JDK 17) keeps the heap in shared memory mapped at several addresses, and the kernel's
+ * reclaim unmaps shared pages even with no swap to write them to; on such a host the ledger under ZGC answered with
+ * a p99 of 100 ms and more at 1,000 admissions/s, and {@code kdamond} used six times the CPU it used beside G1 with
+ * transparent huge pages, whose heap is private memory, which reclaim without swap cannot page out and leaves mapped
+ * (benchmarks.md, section 8, "The host's memory reclaim and the collector"). The check reads DAMON's sysfs tree only; an unreadable or absent tree says nothing.
+ */
+final class MemoryReclaimCheck {
+    /** Where the kernel lists DAMON's monitoring threads. */
+    static final Path KDAMONDS = Path.of("/sys/kernel/mm/damon/admin/kdamonds");
+
+    private MemoryReclaimCheck() {
+    }
+
+    /** The warning for this JVM's collectors and this host, if it needs one. */
+    static Optional<String> warning() {
+        List<String> collectors = new ArrayList<>();
+        for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
+            collectors.add(collector.getName());
+        }
+        return warning(KDAMONDS, collectors);
+    }
+
+    /**
+     * The warning when one of {@code collectors} is ZGC's and a DAMON thread under {@code kdamonds} is on with a
+     * {@code pageout} scheme; else empty.
+     */
+    static Optional<String> warning(Path kdamonds, Collection<String> collectors) {
+        if (collectors.stream().noneMatch(name -> name.startsWith("ZGC"))) {
+            return Optional.empty();
+        }
+        List<String> reclaiming = new ArrayList<>();
+        try (DirectoryStream<Path> daemons = Files.newDirectoryStream(kdamonds, Files::isDirectory)) {
+            for (Path daemon : daemons) {
+                if ("on".equals(read(daemon.resolve("state"))) && pagesOut(daemon)) {
+                    reclaiming.add(daemon.getFileName().toString());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+        if (reclaiming.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of("the kernel pages out idle memory (DAMON, kdamond " + String.join(", ", reclaiming)
+                + ") and this JVM runs ZGC, whose heap is shared memory that such reclaim unmaps: on such a host"
+                + " the ledger's p99 at 1,000 admissions/s under ZGC was four to five times its p99 under"
+                + " -XX:+UseG1GC -XX:+UseTransparentHugePages; consider those (docs/operations.md, \"JVM options\")");
+    }
+
+    /** True when a context of {@code daemon} has a scheme whose action is {@code pageout}. */
+    private static boolean pagesOut(Path daemon) throws IOException {
+        Path contexts = daemon.resolve("contexts");
+        if (!Files.isDirectory(contexts)) {
+            return false;
+        }
+        try (DirectoryStream<Path> eachContext = Files.newDirectoryStream(contexts, Files::isDirectory)) {
+            for (Path context : eachContext) {
+                Path schemes = context.resolve("schemes");
+                if (!Files.isDirectory(schemes)) {
+                    continue;
+                }
+                try (DirectoryStream<Path> eachScheme = Files.newDirectoryStream(schemes, Files::isDirectory)) {
+                    for (Path scheme : eachScheme) {
+                        if ("pageout".equals(read(scheme.resolve("action")))) {
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    private static String read(Path file) throws IOException {
+        return Files.isRegularFile(file) ? Files.readString(file, StandardCharsets.US_ASCII).strip() : "";
+    }
+}
