@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,13 +19,26 @@ import java.util.Optional;
  * <p>Some virtual machines run DAMON with a {@code pageout} scheme ({@code kdamond} in {@code ps}): memory idle for a
  * while is paged out. ZGC (JDK 17) keeps the heap in shared memory mapped at several addresses, and the kernel's
  * reclaim unmaps shared pages even with no swap to write them to; on such a host the ledger under ZGC answered with
- * a p99 of 100 ms and more at 1,000 admissions/s, and {@code kdamond} used six times the CPU it used beside G1 with
- * transparent huge pages, whose heap is private memory, which reclaim without swap cannot page out and leaves mapped
- * (benchmarks.md, section 8, "The host's memory reclaim and the collector"). The check reads DAMON's sysfs tree only; an unreadable or absent tree says nothing.
+ * a p99 of 100 ms and more at 1,000 admissions/s, and {@code kdamond} used about six times the CPU it used beside G1
+ * with transparent huge pages, whose heap is private memory, which reclaim without swap cannot page out and leaves
+ * mapped (benchmarks.md, section 8, "The host's memory reclaim and the collector").
+ *
+ * <p>DAMON's sysfs files say what each monitor does, but only to root. A ledger that cannot read them (not root)
+ * looks for a {@code kdamond} thread among the processes instead, and if one runs says that it may page out memory.
+ * With neither, or with the files saying no monitor pages out, nothing is said.
  */
 final class MemoryReclaimCheck {
     /** Where the kernel lists DAMON's monitoring threads. */
     static final Path KDAMONDS = Path.of("/sys/kernel/mm/damon/admin/kdamonds");
+    private static final Path PROC = Path.of("/proc");
+    private static final String ADVICE = " -XX:+UseG1GC -XX:+UseTransparentHugePages; consider those (docs/operations.md,"
+            + " \"JVM options\")";
+
+    /** Reads one of DAMON's files: a seam for the tests, which run as root and cannot be refused a file. */
+    @FunctionalInterface
+    interface FileReader {
+        String read(Path file) throws IOException;
+    }
 
     private MemoryReclaimCheck() {
     }
@@ -35,24 +49,31 @@ final class MemoryReclaimCheck {
         for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
             collectors.add(collector.getName());
         }
-        return warning(KDAMONDS, collectors);
+        return warning(KDAMONDS, PROC, collectors, MemoryReclaimCheck::read);
     }
 
     /**
-     * The warning when one of {@code collectors} is ZGC's and a DAMON thread under {@code kdamonds} is on with a
-     * {@code pageout} scheme; else empty.
+     * The warning when one of {@code collectors} is ZGC's and either a DAMON monitor under {@code kdamonds} is on with a
+     * {@code pageout} scheme, or DAMON's files cannot be read and a {@code kdamond} thread is among the processes
+     * under {@code proc}; else empty.
      */
-    static Optional<String> warning(Path kdamonds, Collection<String> collectors) {
+    static Optional<String> warning(Path kdamonds, Path proc, Collection<String> collectors, FileReader reader) {
         if (collectors.stream().noneMatch(name -> name.startsWith("ZGC"))) {
             return Optional.empty();
         }
         List<String> reclaiming = new ArrayList<>();
         try (DirectoryStream<Path> daemons = Files.newDirectoryStream(kdamonds, Files::isDirectory)) {
             for (Path daemon : daemons) {
-                if ("on".equals(read(daemon.resolve("state"))) && pagesOut(daemon)) {
+                if ("on".equals(reader.read(daemon.resolve("state"))) && pagesOut(daemon, reader)) {
                     reclaiming.add(daemon.getFileName().toString());
                 }
             }
+        } catch (AccessDeniedException e) {
+            return kdamondRuns(proc) ? Optional.of("a DAMON monitor (kdamond) runs on this host, and only root can read"
+                    + " whether it pages out idle memory; if it does, ZGC, which this JVM runs, suits the ledger"
+                    + " less: its heap is shared memory that such reclaim unmaps, and on such a host the ledger's p99"
+                    + " at 1,000 admissions/s under ZGC was four to five times its p99 under" + ADVICE)
+                    : Optional.empty();
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
@@ -61,12 +82,11 @@ final class MemoryReclaimCheck {
         }
         return Optional.of("the kernel pages out idle memory (DAMON, kdamond " + String.join(", ", reclaiming)
                 + ") and this JVM runs ZGC, whose heap is shared memory that such reclaim unmaps: on such a host"
-                + " the ledger's p99 at 1,000 admissions/s under ZGC was four to five times its p99 under"
-                + " -XX:+UseG1GC -XX:+UseTransparentHugePages; consider those (docs/operations.md, \"JVM options\")");
+                + " the ledger's p99 at 1,000 admissions/s under ZGC was four to five times its p99 under" + ADVICE);
     }
 
     /** True when a context of {@code daemon} has a scheme whose action is {@code pageout}. */
-    private static boolean pagesOut(Path daemon) throws IOException {
+    private static boolean pagesOut(Path daemon, FileReader reader) throws IOException {
         Path contexts = daemon.resolve("contexts");
         if (!Files.isDirectory(contexts)) {
             return false;
@@ -79,12 +99,31 @@ final class MemoryReclaimCheck {
                 }
                 try (DirectoryStream<Path> eachScheme = Files.newDirectoryStream(schemes, Files::isDirectory)) {
                     for (Path scheme : eachScheme) {
-                        if ("pageout".equals(read(scheme.resolve("action")))) {
+                        if ("pageout".equals(reader.read(scheme.resolve("action")))) {
                             return true;
                         }
                     }
                 }
             }
+        }
+        return false;
+    }
+
+    /** True when a process under {@code proc} (kernel threads are listed there too) is named {@code kdamond...}. */
+    private static boolean kdamondRuns(Path proc) {
+        try (DirectoryStream<Path> processes = Files.newDirectoryStream(proc, p -> p.getFileName().toString()
+                .chars().allMatch(Character::isDigit))) {
+            for (Path process : processes) {
+                try {
+                    if (read(process.resolve("comm")).startsWith("kdamond")) {
+                        return true;
+                    }
+                } catch (IOException e) {
+                    // the process ended meanwhile
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
         return false;
     }

@@ -3,6 +3,7 @@ package io.mcpledger.app.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,13 +17,15 @@ class MemoryReclaimCheckTest {
 
     @TempDir
     Path kdamonds;
+    @TempDir
+    Path proc;
 
     @Test
     void zgcBesideARunningPageoutSchemeIsWarnedAboutWithTheAdvice() throws IOException {
         kdamond("0", "on", "stat");
         kdamond("1", "on", "lru_prio", "pageout");
 
-        assertThat(MemoryReclaimCheck.warning(kdamonds, ZGC)).hasValueSatisfying(warning -> assertThat(warning)
+        assertThat(MemoryReclaimCheck.warning(kdamonds, proc, ZGC, MemoryReclaimCheckTest::read)).hasValueSatisfying(warning -> assertThat(warning)
                 .contains("kdamond 1").doesNotContain("kdamond 0")
                 .contains("-XX:+UseG1GC -XX:+UseTransparentHugePages"));
     }
@@ -31,7 +34,7 @@ class MemoryReclaimCheckTest {
     void g1IsNotWarnedAbout() throws IOException {
         kdamond("0", "on", "pageout");
 
-        assertThat(MemoryReclaimCheck.warning(kdamonds, G1)).isEmpty();
+        assertThat(MemoryReclaimCheck.warning(kdamonds, proc, G1, MemoryReclaimCheckTest::read)).isEmpty();
     }
 
     @Test
@@ -39,13 +42,47 @@ class MemoryReclaimCheckTest {
         kdamond("0", "off", "pageout");
         kdamond("1", "on", "stat", "hugepage");
 
-        assertThat(MemoryReclaimCheck.warning(kdamonds, ZGC)).isEmpty();
+        assertThat(MemoryReclaimCheck.warning(kdamonds, proc, ZGC, MemoryReclaimCheckTest::read)).isEmpty();
     }
 
     @Test
     void aHostWithoutDamonSaysNothing() {
-        assertThat(MemoryReclaimCheck.warning(kdamonds.resolve("absent"), ZGC)).isEmpty();
-        assertThat(MemoryReclaimCheck.warning(kdamonds, ZGC)).isEmpty();
+        assertThat(MemoryReclaimCheck.warning(kdamonds.resolve("absent"), proc, ZGC, MemoryReclaimCheckTest::read)).isEmpty();
+        assertThat(MemoryReclaimCheck.warning(kdamonds, proc, ZGC, MemoryReclaimCheckTest::read)).isEmpty();
+    }
+
+    @Test
+    void withoutRootAKdamondThreadAmongTheProcessesIsWarnedAboutAsAPossibility() throws IOException {
+        kdamond("0", "on", "stat");
+        process("1", "systemd");
+        process("83", "kdamond.0");
+
+        assertThat(MemoryReclaimCheck.warning(kdamonds, proc, ZGC, MemoryReclaimCheckTest::refused))
+                .hasValueSatisfying(warning -> assertThat(warning).contains("kdamond").contains("only root")
+                        .contains("-XX:+UseG1GC -XX:+UseTransparentHugePages"));
+        assertThat(MemoryReclaimCheck.warning(kdamonds, proc, G1, MemoryReclaimCheckTest::refused)).isEmpty();
+    }
+
+    @Test
+    void withoutRootAndWithoutAKdamondThreadNothingIsSaid() throws IOException {
+        kdamond("0", "on", "pageout");
+        process("1", "systemd");
+        process("2", "kthreadd");
+
+        assertThat(MemoryReclaimCheck.warning(kdamonds, proc, ZGC, MemoryReclaimCheckTest::refused)).isEmpty();
+    }
+
+    private static String read(Path file) throws IOException {
+        return Files.readString(file).strip();
+    }
+
+    /** What a user other than root gets from DAMON's files. */
+    private static String refused(Path file) throws IOException {
+        throw new AccessDeniedException(file.toString());
+    }
+
+    private void process(String pid, String name) throws IOException {
+        Files.writeString(Files.createDirectories(proc.resolve(pid)).resolve("comm"), name + "\n");
     }
 
     /** A monitoring thread as the kernel lists it, with one context and a scheme per action. */
