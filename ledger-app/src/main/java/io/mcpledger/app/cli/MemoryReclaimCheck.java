@@ -34,7 +34,7 @@ final class MemoryReclaimCheck {
     private static final String ADVICE = " -XX:+UseG1GC -XX:+UseTransparentHugePages; consider those (docs/operations.md,"
             + " \"JVM options\")";
 
-    /** Reads one of DAMON's files: a seam for the tests, which run as root and cannot be refused a file. */
+    /** Reads one of DAMON's files: a seam for the tests, which cannot count on being refused a file (root never is). */
     @FunctionalInterface
     interface FileReader {
         String read(Path file) throws IOException;
