@@ -31,8 +31,10 @@ final class MemoryReclaimCheck {
     /** Where the kernel lists DAMON's monitoring threads. */
     static final Path KDAMONDS = Path.of("/sys/kernel/mm/damon/admin/kdamonds");
     private static final Path PROC = Path.of("/proc");
-    private static final String ADVICE = " -XX:+UseG1GC -XX:+UseTransparentHugePages; consider those (docs/operations.md,"
-            + " \"JVM options\")";
+    /** Why it matters and what to run instead, the end of either warning. */
+    private static final String WHY = "ZGC's heap is shared memory that such reclaim unmaps, and on such a host the"
+            + " ledger's p99 at 1,000 admissions/s under ZGC was four to five times its p99 under -XX:+UseG1GC"
+            + " -XX:+UseTransparentHugePages; consider those (docs/operations.md, \"JVM options\")";
 
     /** Reads one of DAMON's files: a seam for the tests, which cannot count on being refused a file (root never is). */
     @FunctionalInterface
@@ -53,8 +55,8 @@ final class MemoryReclaimCheck {
     }
 
     /**
-     * The warning when one of {@code collectors} is ZGC's and either a DAMON monitor under {@code kdamonds} is on with a
-     * {@code pageout} scheme, or DAMON's files cannot be read and a {@code kdamond} thread is among the processes
+     * The warning when one of {@code collectors} is ZGC's and either a DAMON monitor under {@code kdamonds} is on with
+     * a {@code pageout} scheme, or DAMON's files cannot be read and a {@code kdamond} thread is among the processes
      * under {@code proc}; else empty.
      */
     static Optional<String> warning(Path kdamonds, Path proc, Collection<String> collectors, FileReader reader) {
@@ -62,17 +64,15 @@ final class MemoryReclaimCheck {
             return Optional.empty();
         }
         List<String> reclaiming = new ArrayList<>();
-        try (DirectoryStream<Path> daemons = Files.newDirectoryStream(kdamonds, Files::isDirectory)) {
-            for (Path daemon : daemons) {
+        try {
+            for (Path daemon : subdirectories(kdamonds)) {
                 if ("on".equals(reader.read(daemon.resolve("state"))) && pagesOut(daemon, reader)) {
                     reclaiming.add(daemon.getFileName().toString());
                 }
             }
         } catch (AccessDeniedException e) {
             return kdamondRuns(proc) ? Optional.of("a DAMON monitor (kdamond) runs on this host, and only root can read"
-                    + " whether it pages out idle memory; if it does, ZGC, which this JVM runs, suits the ledger"
-                    + " less: its heap is shared memory that such reclaim unmaps, and on such a host the ledger's p99"
-                    + " at 1,000 admissions/s under ZGC was four to five times its p99 under" + ADVICE)
+                    + " whether it pages out idle memory; if it does, this host suits this JVM's ZGC less: " + WHY)
                     : Optional.empty();
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
@@ -81,32 +81,30 @@ final class MemoryReclaimCheck {
             return Optional.empty();
         }
         return Optional.of("the kernel pages out idle memory (DAMON, kdamond " + String.join(", ", reclaiming)
-                + ") and this JVM runs ZGC, whose heap is shared memory that such reclaim unmaps: on such a host"
-                + " the ledger's p99 at 1,000 admissions/s under ZGC was four to five times its p99 under" + ADVICE);
+                + ") and this JVM runs ZGC: " + WHY);
     }
 
     /** True when a context of {@code daemon} has a scheme whose action is {@code pageout}. */
     private static boolean pagesOut(Path daemon, FileReader reader) throws IOException {
-        Path contexts = daemon.resolve("contexts");
-        if (!Files.isDirectory(contexts)) {
-            return false;
-        }
-        try (DirectoryStream<Path> eachContext = Files.newDirectoryStream(contexts, Files::isDirectory)) {
-            for (Path context : eachContext) {
-                Path schemes = context.resolve("schemes");
-                if (!Files.isDirectory(schemes)) {
-                    continue;
-                }
-                try (DirectoryStream<Path> eachScheme = Files.newDirectoryStream(schemes, Files::isDirectory)) {
-                    for (Path scheme : eachScheme) {
-                        if ("pageout".equals(reader.read(scheme.resolve("action")))) {
-                            return true;
-                        }
-                    }
+        for (Path context : subdirectories(daemon.resolve("contexts"))) {
+            for (Path scheme : subdirectories(context.resolve("schemes"))) {
+                if ("pageout".equals(reader.read(scheme.resolve("action")))) {
+                    return true;
                 }
             }
         }
         return false;
+    }
+
+    /** The directories in {@code directory}, none if it is not one; a directory that cannot be listed throws. */
+    private static List<Path> subdirectories(Path directory) throws IOException {
+        List<Path> found = new ArrayList<>();
+        if (Files.isDirectory(directory)) {
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory, Files::isDirectory)) {
+                entries.forEach(found::add);
+            }
+        }
+        return found;
     }
 
     /** True when a process under {@code proc} (kernel threads are listed there too) is named {@code kdamond...}. */

@@ -100,13 +100,9 @@ public final class ForcedWriteBenchmark {
             }
             Latencies latencies = new Latencies();
             long end = System.nanoTime() + (long) (seconds * 1e9);
-            long next = System.nanoTime();
+            long start = System.nanoTime() - pacedMicros * 1000;
             while (System.nanoTime() < end) {
-                while (System.nanoTime() < next) {
-                    Thread.onSpinWait();
-                }
-                long start = System.nanoTime();
-                next = start + pacedMicros * 1000;
+                start = startPaced(start, pacedMicros);
                 block.clear();
                 file.write(block, (append ? n : n % 1024) * bytes);
                 file.force(false);
@@ -114,11 +110,29 @@ public final class ForcedWriteBenchmark {
                 n++;
             }
             report((bytes / 1024) + " KiB " + (append ? "appended" : "write") + " + fdatasync"
-                    + (pacedMicros > 0 ? ", one per " + pacedMicros + " us" : ""), n, seconds);
+                    + paced(pacedMicros), n, seconds);
             latencies.report();
         } finally {
             Files.deleteIfExists(path);
         }
+    }
+
+    /**
+     * Waits, spinning (a sleep would add the scheduler's delay), until {@code pacedMicros} after {@code previous}, the
+     * last operation's start, and returns the time the next one starts.
+     */
+    private static long startPaced(long previous, long pacedMicros) {
+        long due = previous + pacedMicros * 1000;
+        long now;
+        while ((now = System.nanoTime()) < due) {
+            Thread.onSpinWait();
+        }
+        return now;
+    }
+
+    /** What a case's name says of its pace: nothing when back to back. */
+    private static String paced(long pacedMicros) {
+        return pacedMicros > 0 ? ", one per " + pacedMicros + " us" : "";
     }
 
     /** Each operation's time, for the tail: a forced write's p99 is what an answer waits for in the worst 1%. */
@@ -159,13 +173,9 @@ public final class ForcedWriteBenchmark {
             Latencies forces = new Latencies();
             try (PreparedStatement insert = c.prepareStatement("INSERT INTO t (v) VALUES (?)")) {
                 long end = System.nanoTime() + (long) (seconds * 1e9);
-                long next = System.nanoTime();
+                long start = System.nanoTime() - pacedMicros * 1000;
                 while (System.nanoTime() < end) {
-                    while (System.nanoTime() < next) {
-                        Thread.onSpinWait();
-                    }
-                    long start = System.nanoTime();
-                    next = start + pacedMicros * 1000;
+                    start = startPaced(start, pacedMicros);
                     for (int i = 0; i < rowsPerCommit; i++) {
                         insert.setBytes(1, row);
                         insert.executeUpdate();
@@ -180,7 +190,7 @@ public final class ForcedWriteBenchmark {
                 }
             }
             report("H2 commits of " + rowsPerCommit + " 700-byte row" + (rowsPerCommit > 1 ? "s" : "") + ", forced"
-                    + (pacedMicros > 0 ? ", one per " + pacedMicros + " us" : ""), rows / rowsPerCommit, seconds);
+                    + paced(pacedMicros), rows / rowsPerCommit, seconds);
             latencies.report();
             forces.report("the forced write alone (store and marker)");
         }

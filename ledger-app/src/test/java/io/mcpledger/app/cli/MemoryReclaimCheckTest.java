@@ -7,6 +7,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,7 +26,7 @@ class MemoryReclaimCheckTest {
         kdamond("0", "on", "stat");
         kdamond("1", "on", "lru_prio", "pageout");
 
-        assertThat(MemoryReclaimCheck.warning(kdamonds, proc, ZGC, MemoryReclaimCheckTest::read)).hasValueSatisfying(warning -> assertThat(warning)
+        assertThat(warning(ZGC, MemoryReclaimCheckTest::read)).hasValueSatisfying(warning -> assertThat(warning)
                 .contains("kdamond 1").doesNotContain("kdamond 0")
                 .contains("-XX:+UseG1GC -XX:+UseTransparentHugePages"));
     }
@@ -34,7 +35,7 @@ class MemoryReclaimCheckTest {
     void g1IsNotWarnedAbout() throws IOException {
         kdamond("0", "on", "pageout");
 
-        assertThat(MemoryReclaimCheck.warning(kdamonds, proc, G1, MemoryReclaimCheckTest::read)).isEmpty();
+        assertThat(warning(G1, MemoryReclaimCheckTest::read)).isEmpty();
     }
 
     @Test
@@ -42,13 +43,14 @@ class MemoryReclaimCheckTest {
         kdamond("0", "off", "pageout");
         kdamond("1", "on", "stat", "hugepage");
 
-        assertThat(MemoryReclaimCheck.warning(kdamonds, proc, ZGC, MemoryReclaimCheckTest::read)).isEmpty();
+        assertThat(warning(ZGC, MemoryReclaimCheckTest::read)).isEmpty();
     }
 
     @Test
     void aHostWithoutDamonSaysNothing() {
-        assertThat(MemoryReclaimCheck.warning(kdamonds.resolve("absent"), proc, ZGC, MemoryReclaimCheckTest::read)).isEmpty();
-        assertThat(MemoryReclaimCheck.warning(kdamonds, proc, ZGC, MemoryReclaimCheckTest::read)).isEmpty();
+        assertThat(MemoryReclaimCheck.warning(kdamonds.resolve("absent"), proc, ZGC, MemoryReclaimCheckTest::read))
+                .isEmpty();
+        assertThat(warning(ZGC, MemoryReclaimCheckTest::read)).isEmpty();
     }
 
     @Test
@@ -57,10 +59,10 @@ class MemoryReclaimCheckTest {
         process("1", "systemd");
         process("83", "kdamond.0");
 
-        assertThat(MemoryReclaimCheck.warning(kdamonds, proc, ZGC, MemoryReclaimCheckTest::refused))
+        assertThat(warning(ZGC, MemoryReclaimCheckTest::refused))
                 .hasValueSatisfying(warning -> assertThat(warning).contains("kdamond").contains("only root")
                         .contains("-XX:+UseG1GC -XX:+UseTransparentHugePages"));
-        assertThat(MemoryReclaimCheck.warning(kdamonds, proc, G1, MemoryReclaimCheckTest::refused)).isEmpty();
+        assertThat(warning(G1, MemoryReclaimCheckTest::refused)).isEmpty();
     }
 
     @Test
@@ -69,7 +71,12 @@ class MemoryReclaimCheckTest {
         process("1", "systemd");
         process("2", "kthreadd");
 
-        assertThat(MemoryReclaimCheck.warning(kdamonds, proc, ZGC, MemoryReclaimCheckTest::refused)).isEmpty();
+        assertThat(warning(ZGC, MemoryReclaimCheckTest::refused)).isEmpty();
+    }
+
+    /** The check on this test's copy of DAMON's files and of {@code /proc}. */
+    private Optional<String> warning(List<String> collectors, MemoryReclaimCheck.FileReader reader) {
+        return MemoryReclaimCheck.warning(kdamonds, proc, collectors, reader);
     }
 
     private static String read(Path file) throws IOException {
