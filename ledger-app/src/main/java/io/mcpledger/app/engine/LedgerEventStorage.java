@@ -126,7 +126,7 @@ public final class LedgerEventStorage implements EventStorageEngine {
                 requireContinuation(batch);
                 requireAuthorityUnchanged();
                 requireRoomForSessions(batch);
-                LedgerLog.insert(c, reserved, rows, this::headOf);
+                transactions.journal(LedgerLog.insert(c, reserved, rows, this::headOf));
                 return reserved;
             } catch (SQLException e) {
                 throw new EventStoreException("the receipts could not be appended: " + e.getMessage(), e);

@@ -1,15 +1,18 @@
 package io.mcpledger.app.storage;
 
+import java.io.IOException;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 /**
  * Puts committed transactions on stable storage, sharing one forced write among every caller that committed before
- * it started (group commit across threads). H2 writes a commit to the file but never forces it; the {@link Force}
- * of {@link H2Database} stores whatever the store has not written yet and then calls {@code FileChannel.force}, so
- * after it returns every transaction committed before the call survives a power loss.
+ * it started (group commit across threads). H2 writes a commit to the file behind it but never forces it; the {@link
+ * Force} of {@link H2Database} stores whatever the store has not written yet and then calls {@code
+ * FileChannel.force}, so after it returns every transaction committed before the call survives a power loss. The
+ * log's appends on H2 are made durable more cheaply, by {@link #append} into the {@link ReceiptJournal}.
  *
  * <p>A failed force is final: after a failed {@code fsync} the kernel may have dropped the dirty pages, so a later
  * force that succeeds proves nothing about them (PostgreSQL treats it the same way). Every later call fails with the
@@ -19,6 +22,8 @@ public final class ForcedWrites {
     private final AtomicLong requested = new AtomicLong();
     private final AtomicLong forces = new AtomicLong();
     private final Force force;
+    /** Where the log's appends are made durable instead of by {@code force}, or null ({@link ReceiptJournal}). */
+    private volatile ReceiptJournal journal;
     /** The highest ticket a completed force covers; guarded by {@code this}. */
     private long forced;
     private volatile String failure;
@@ -84,6 +89,46 @@ public final class ForcedWrites {
             forces.incrementAndGet();
             forced = covers;
             observer.accept(System.nanoTime() - started);
+        }
+    }
+
+    /**
+     * From now on makes the log's appends durable in {@code journal} ({@link #append}) instead of by a force of the
+     * store; every other commit is still forced by the store.
+     */
+    void journalTo(ReceiptJournal journal) {
+        this.journal = journal;
+    }
+
+    /**
+     * Returns once the log's entries of {@code batches}, committed on this database, are on stable storage: appended to
+     * the journal and forced there where there is one, else by {@link #force}. Fails as {@link #force} does, and a
+     * failed journal write is final too.
+     */
+    public void append(List<ReceiptJournal.Batch> batches) throws SQLException {
+        ReceiptJournal to = journal;
+        if (to == null || force == null) {
+            force();
+            return;
+        }
+        requested.incrementAndGet();
+        if (failure != null) {
+            throw new SQLException("the store cannot force writes to disk since an earlier failure (" + failure
+                    + "); restart the ledger once the disk is healthy");
+        }
+        long started = System.nanoTime();
+        try {
+            if (to.append(batches)) {
+                forces.incrementAndGet();
+                observer.accept(System.nanoTime() - started);
+            }
+        } catch (IOException | RuntimeException e) {
+            synchronized (this) {
+                if (failure == null) {
+                    failure = "the journal: " + String.valueOf(e.getMessage()).lines().findFirst().orElse(e.toString());
+                }
+            }
+            throw new SQLException("the receipts could not be forced to the journal: " + e.getMessage(), e);
         }
     }
 

@@ -11,6 +11,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
@@ -47,16 +48,25 @@ public final class H2Database implements LedgerDatabase {
      */
     static final int RETENTION_MS = 100;
     /**
-     * WRITE_DELAY=0 writes every commit to the file before the commit returns, from the committing thread: with H2's
-     * default of 500 ms a background thread writes later, and a force could then run before that write was issued.
-     * H2 itself never forces the file; {@link ForcedWrites} does, before anything is answered. DB_CLOSE_ON_EXIT=FALSE
-     * leaves closing to {@link #close()}, after Axon has stopped writing, instead of H2's own shutdown hook racing it.
-     * TRACE_LEVEL_FILE=0: no {@code ledger.trace.db} beside the log; the ledger's own log says what happened.
-     * QUERY_CACHE_SIZE=64: each connection keeps the plans of the statements it ran; with H2's default of 8, a flush of
-     * the projections (nine statements) pushed out the plans of the reads beside it, which were parsed again each time.
+     * WRITE_DELAY: how long H2 may hold committed changes before its background thread writes them to the file. The
+     * ledger's appends are durable in the journal ({@link ReceiptJournal}) and every other commit is forced by a
+     * {@link ForcedWrites#force} that writes what the store holds unwritten itself, so H2 writes behind them: with 0
+     * it wrote a chunk of its store from every committing thread, the largest part of a commit's cost. 100 ms keeps
+     * the chunks small, so the part a forced write takes while no call changes the store ({@link StoreGate}) is small
+     * too. Without forced commits (a harness that shows what is lost without them) 0, as before the journal.
+     * DB_CLOSE_ON_EXIT=FALSE leaves closing to {@link #close()}, after Axon has stopped writing, instead of H2's own
+     * shutdown hook racing it. TRACE_LEVEL_FILE=0: no {@code ledger.trace.db} beside the log; the ledger's own log
+     * says what happened. QUERY_CACHE_SIZE=64: each connection keeps the plans of the statements it ran; with H2's
+     * default of 8, a flush of the projections (nine statements) pushed out the plans of the reads beside it, which
+     * were parsed again each time.
      */
-    private static final String SETTINGS =
-            ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE;TRACE_LEVEL_FILE=0;QUERY_CACHE_SIZE=64";
+    static final int WRITE_DELAY_MS = 100;
+    private static final String SETTINGS = ";DB_CLOSE_ON_EXIT=FALSE;TRACE_LEVEL_FILE=0;QUERY_CACHE_SIZE=64";
+    /**
+     * How often a checkpoint forces H2's store so that the journal's older segments can be deleted: the journal holds
+     * about this long of appends, which a start after an unclean stop applies again.
+     */
+    static final long CHECKPOINT_MS = 1000;
 
     static {
         // H2 looks every value it reads up in a cache of equal values, hashing it whole: each log line it returns is
@@ -76,10 +86,13 @@ public final class H2Database implements LedgerDatabase {
     private final StoreRecovery.Recovered recovered;
     private final ForcedWrites forcedWrites;
     private final ScheduledExecutorService housekeeping;
+    private final ReceiptJournal journal;
+    private final ScheduledExecutorService checkpoints;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private H2Database(Path stateDirectory, String fileSystem, HikariDataSource pool, DataSource dataSource,
-            MVStore store, StoreRecovery.Marker marker, StoreRecovery.Recovered recovered, ForcedWrites forcedWrites) {
+            MVStore store, StoreRecovery.Marker marker, StoreRecovery.Recovered recovered, ForcedWrites forcedWrites,
+            ReceiptJournal journal) {
         this.stateDirectory = stateDirectory;
         this.fileSystem = fileSystem;
         this.pool = pool;
@@ -91,6 +104,32 @@ public final class H2Database implements LedgerDatabase {
         this.housekeeping = DaemonScheduler.named("ledger-h2-housekeeping");
         housekeeping.scheduleWithFixedDelay(new StoreHousekeeping(store, forcedWrites)::run,
                 StoreHousekeeping.INTERVAL_MS, StoreHousekeeping.INTERVAL_MS, TimeUnit.MILLISECONDS);
+        this.journal = journal;
+        this.checkpoints = DaemonScheduler.named("ledger-h2-checkpoint");
+        if (journal != null) {
+            checkpoints.scheduleWithFixedDelay(this::checkpoint, CHECKPOINT_MS, CHECKPOINT_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Starts a new segment of the journal, forces the store (its version then holds every append of the segments
+     * before) and deletes them. A failure is final for the store ({@link ForcedWrites}) and is logged here; the
+     * segments stay.
+     */
+    void checkpoint() {
+        try {
+            if (!journal.segmentWritten() || failed()) {
+                return;
+            }
+            journal.rotate();
+            forcedWrites.force();
+            journal.dropOlder();
+        } catch (IOException | SQLException | RuntimeException e) {
+            if (!closed.get()) {
+                LOG.error("A checkpoint of the store failed; the journal keeps the receipts since the last one: {}",
+                        e.getMessage());
+            }
+        }
     }
 
     /** Opens the database with {@link #DEFAULT_POOL_SIZE} connections, creating the file if it is missing. */
@@ -145,7 +184,8 @@ public final class H2Database implements LedgerDatabase {
         HikariConfig config = new HikariConfig();
         config.setPoolName("ledger-h2");
         config.setDriverClassName("org.h2.Driver");
-        config.setJdbcUrl("jdbc:h2:" + (fileSystem.isEmpty() ? "file:" : fileSystem) + dir.resolve(BASE_NAME) + SETTINGS);
+        config.setJdbcUrl("jdbc:h2:" + (fileSystem.isEmpty() ? "file:" : fileSystem) + dir.resolve(BASE_NAME)
+                + ";WRITE_DELAY=" + (forceCommits ? WRITE_DELAY_MS : 0) + SETTINGS);
         config.setUsername("sa");
         config.setPassword("");
         config.setMaximumPoolSize(poolSize);
@@ -164,11 +204,49 @@ public final class H2Database implements LedgerDatabase {
             StoreGate gate = new StoreGate(failure);
             StoreRecovery.Marker marker = StoreRecovery.markOpen(dir, fileSystem, forceCommits ? store : null, gate);
             ForcedWrites forcedWrites = forceCommits ? ForcedWrites.by(force(marker)) : ForcedWrites.never();
-            return new H2Database(dir, fileSystem, pool, new GatedDataSource(pool, gate, failure), store, marker,
-                    recovered, forcedWrites);
+            DataSource gated = new GatedDataSource(pool, gate, failure);
+            ReceiptJournal journal = forceCommits ? openJournal(dir, fileSystem, gated, forcedWrites) : null;
+            return new H2Database(dir, fileSystem, pool, gated, store, marker, recovered, forcedWrites, journal);
         } catch (StorageException | RuntimeException e) {
             pool.close();
             throw e;
+        }
+    }
+
+    /**
+     * Applies what the journal holds and the store does not (appends acknowledged after the last forced write of the
+     * store that a recovery found), forces the store so that a recorded version holds it all, and starts a new segment
+     * of the journal, deleting the old ones.
+     */
+    private static ReceiptJournal openJournal(Path dir, String fileSystem, DataSource database,
+            ForcedWrites forcedWrites) throws StorageException {
+        try {
+            List<ReceiptJournal.Batch> batches = ReceiptJournal.read(dir, fileSystem);
+            if (!batches.isEmpty()) {
+                int missing;
+                try (Connection c = database.getConnection()) {
+                    try {
+                        missing = LedgerLog.replay(c, batches);
+                        c.commit();
+                    } catch (SQLException e) {
+                        c.rollback();
+                        throw e;
+                    }
+                }
+                forcedWrites.force();
+                if (missing > 0) {
+                    LOG.warn("Applied {} receipts from the journal that the store's last forced version did not hold"
+                            + " (positions {} to {})", missing, batches.get(batches.size() - 1).end() - missing,
+                            batches.get(batches.size() - 1).end() - 1);
+                }
+            }
+            ReceiptJournal journal = ReceiptJournal.open(dir, fileSystem);
+            journal.dropOlder();
+            forcedWrites.journalTo(journal);
+            return journal;
+        } catch (IOException | SQLException e) {
+            throw new StorageException("cannot apply or open the journal of " + dir.resolve(FILE_NAME) + " ("
+                    + dir.resolve(ReceiptJournal.PREFIX + "*") + "): " + e.getMessage(), e);
         }
     }
 
@@ -283,10 +361,26 @@ public final class H2Database implements LedgerDatabase {
         return forcedWrites;
     }
 
+    /** Stops the checkpoints (waiting for one under way) and closes the journal, whose segments stay. */
+    private void stopCheckpoints() {
+        stop(checkpoints);
+        if (journal != null) {
+            try {
+                journal.close();
+            } catch (IOException e) {
+                LOG.warn("Cannot close the journal ({})", e.getMessage());
+            }
+        }
+    }
+
     private void stopHousekeeping() {
-        housekeeping.shutdown();
+        stop(housekeeping);
+    }
+
+    private static void stop(ScheduledExecutorService scheduler) {
+        scheduler.shutdown();
         try {
-            housekeeping.awaitTermination(30, TimeUnit.SECONDS);
+            scheduler.awaitTermination(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -338,10 +432,12 @@ public final class H2Database implements LedgerDatabase {
             // The record of the last forced write stays for that recovery. Housekeeping goes on meanwhile: it frees
             // the rollbacks of the closing connections if H2 spins in them.
             marker.abandon();
+            stopCheckpoints();
             pool.close();
             stopHousekeeping();
             return;
         }
+        stopCheckpoints();
         stopHousekeeping();
         try {
             marker.close();
@@ -370,6 +466,10 @@ public final class H2Database implements LedgerDatabase {
         }
         if (clean) {
             try {
+                if (journal != null) {
+                    // The store holds every append, and its header says so: the next open needs no segment.
+                    journal.dropAll();
+                }
                 StoreRecovery.markClosed(stateDirectory);
             } catch (IOException e) {
                 LOG.warn("Cannot record the clean close of {} ({}); the next start recovers",

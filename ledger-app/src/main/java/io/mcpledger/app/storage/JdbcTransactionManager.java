@@ -2,6 +2,8 @@ package io.mcpledger.app.storage;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 import org.axonframework.common.jdbc.ConnectionProvider;
 import org.axonframework.common.jdbc.ConnectionWrapperFactory;
@@ -97,6 +99,22 @@ public final class JdbcTransactionManager implements TransactionManager {
         };
     }
 
+    /**
+     * Has the transaction under way make {@code batch}, the log's entries it inserted ({@link LedgerLog#insert}),
+     * durable through {@link ForcedWrites#append} when it commits: in the store's journal, where it has one, instead
+     * of by a forced write of the whole store.
+     */
+    public void journal(ReceiptJournal.Batch batch) {
+        JdbcTransaction transaction = boundTransaction();
+        if (transaction == null) {
+            transaction = unitTransaction();
+        }
+        if (transaction == null) {
+            throw new IllegalStateException("the log's entries were inserted outside a transaction");
+        }
+        transaction.journal(batch);
+    }
+
     private Connection currentConnection() throws SQLException {
         JdbcTransaction transaction = boundTransaction();
         if (transaction == null) {
@@ -182,6 +200,8 @@ public final class JdbcTransactionManager implements TransactionManager {
         private final Connection handle;
         private final ForcedWrites forcedWrites;
         private volatile boolean completed;
+        /** The log's entries this transaction inserted, made durable at its commit. */
+        private final List<ReceiptJournal.Batch> journaled = new ArrayList<>(1);
 
         JdbcTransaction(Connection connection, ForcedWrites forcedWrites) {
             this.connection = connection;
@@ -200,6 +220,13 @@ public final class JdbcTransactionManager implements TransactionManager {
             return completed;
         }
 
+        synchronized void journal(ReceiptJournal.Batch batch) {
+            if (completed) {
+                throw new IllegalStateException("the transaction has already completed");
+            }
+            journaled.add(batch);
+        }
+
         synchronized void commit() {
             if (completed) {
                 throw new IllegalStateException("the transaction has already been committed or rolled back");
@@ -214,7 +241,11 @@ public final class JdbcTransactionManager implements TransactionManager {
                 throw failure;
             }
             try {
-                forcedWrites.force();
+                if (journaled.isEmpty()) {
+                    forcedWrites.force();
+                } else {
+                    forcedWrites.append(journaled);
+                }
             } catch (SQLException | RuntimeException | Error e) {
                 UnforcedCommitException unforced = new UnforcedCommitException("the transaction was committed but"
                         + " could not be forced to disk, so whether it survives a power loss is unknown: "

@@ -120,36 +120,86 @@ public final class LedgerLog implements LogReader {
     }
 
     /**
-     * Inserts rows at the positions {@link #reserve} took from {@code first} on. Each row links to the previous
-     * receipt of its stream: one earlier in {@code rows}, else the stream's latest committed one
-     * ({@code committedHead}, -1 for none).
+     * Inserts rows at the positions {@link #reserve} took from {@code first} on, and returns them as inserted (what
+     * the journal of an H2 store keeps, {@link JdbcTransactionManager#journal}). Each row links to the previous
+     * receipt of its stream: one earlier in {@code rows}, else the stream's latest committed one ({@code
+     * committedHead}, -1 for none).
      */
-    public static void insert(Connection c, long first, List<Row> rows, ToLongFunction<String> committedHead)
-            throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO ledger_entry (position, receipt_id, prev_position,"
-                + " line, document) VALUES (?, ?, ?, ?, ?)")) {
-            long position = first;
-            Map<String, Long> heads = new HashMap<>();
-            for (Row row : rows) {
-                Long inBatch = heads.put(row.stream(), position);
-                long prev = inBatch != null ? inBatch : committedHead.applyAsLong(row.stream());
-                s.setLong(1, position++);
-                s.setString(2, row.receipt().id());
-                if (prev < 0) {
+    public static ReceiptJournal.Batch insert(Connection c, long first, List<Row> rows,
+            ToLongFunction<String> committedHead) throws SQLException {
+        List<ReceiptJournal.Entry> entries = new ArrayList<>(rows.size());
+        long position = first;
+        Map<String, Long> heads = new HashMap<>();
+        for (Row row : rows) {
+            Long inBatch = heads.put(row.stream(), position);
+            long prev = inBatch != null ? inBatch : committedHead.applyAsLong(row.stream());
+            entries.add(new ReceiptJournal.Entry(position++, row.receipt().id(), prev < 0 ? -1 : prev,
+                    row.receipt().lineBytes(),
+                    row.policy() == null ? null : row.policy().canonicalJson().getBytes(StandardCharsets.UTF_8)));
+        }
+        write(c, "INSERT INTO ledger_entry" + COLUMNS + " VALUES (?, ?, ?, ?, ?)", entries);
+        return new ReceiptJournal.Batch(first, entries);
+    }
+
+    private static final String COLUMNS = " (position, receipt_id, prev_position, line, document)";
+
+    private static void write(Connection c, String statement, List<ReceiptJournal.Entry> entries) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(statement)) {
+            for (ReceiptJournal.Entry entry : entries) {
+                s.setLong(1, entry.position());
+                s.setString(2, entry.receiptId());
+                if (entry.prev() < 0) {
                     s.setNull(3, Types.BIGINT);
                 } else {
-                    s.setLong(3, prev);
+                    s.setLong(3, entry.prev());
                 }
-                s.setBytes(4, row.receipt().lineBytes());
-                if (row.policy() == null) {
+                s.setBytes(4, entry.line());
+                if (entry.document() == null) {
                     s.setNull(5, Types.VARBINARY);
                 } else {
-                    s.setBytes(5, row.policy().canonicalJson().getBytes(StandardCharsets.UTF_8));
+                    s.setBytes(5, entry.document());
                 }
                 s.addBatch();
             }
             s.executeBatch();
         }
+    }
+
+    /**
+     * Stores again, on H2, the entries of {@code batches} (a journal's, {@link ReceiptJournal#read}) that the log does
+     * not hold, and moves {@code log_sequence} past them; returns how many entries were missing. An entry the log holds
+     * is written again as the journal has it (the same row, as its commit inserted it): a version that a scan of the
+     * file recovered may hold part of a commit.
+     */
+    static int replay(Connection c, List<ReceiptJournal.Batch> batches) throws SQLException {
+        if (batches.isEmpty()) {
+            return 0;
+        }
+        long held;
+        try (PreparedStatement s = c.prepareStatement("SELECT next FROM log_sequence WHERE id = 1");
+             ResultSet r = s.executeQuery()) {
+            if (!r.next()) {
+                throw new SQLException("the log_sequence row is missing");
+            }
+            held = r.getLong(1);
+        }
+        long first = batches.get(0).first();
+        if (first > held) {
+            throw new SQLException("the journal begins at position " + first + " but the log holds " + held
+                    + " entries: the entries between are lost; restore the state directory from a backup");
+        }
+        int missing = 0;
+        long end = held;
+        for (ReceiptJournal.Batch batch : batches) {
+            write(c, "MERGE INTO ledger_entry" + COLUMNS + " KEY (position) VALUES (?, ?, ?, ?, ?)", batch.entries());
+            missing += (int) Math.max(0, batch.end() - Math.max(batch.first(), held));
+            end = Math.max(end, batch.end());
+        }
+        try (PreparedStatement s = c.prepareStatement("UPDATE log_sequence SET next = ? WHERE id = 1")) {
+            s.setLong(1, end);
+            s.executeUpdate();
+        }
+        return missing;
     }
 
     @Override

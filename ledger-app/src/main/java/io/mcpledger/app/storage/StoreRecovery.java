@@ -49,8 +49,10 @@ import org.h2.store.fs.FilePath;
  * threads go on writing, and a version taken otherwise may hold part of a transaction, which H2 would open as it is.
  * A recovery opens exactly that chunk's version ({@link RecordedVersionStore}), writes H2's layout without the chunks
  * that version no longer needs, and closes it, which leaves a clean store header; H2 then opens it as after a clean
- * close. That version holds every acknowledged commit: a commit is answered only after a force that started after it,
- * and the chunk recorded by that force was written before the force. The chunks it needs are all on the disk: each was
+ * close. That version holds every acknowledged commit but the log's appends since: a commit is answered only after a
+ * force that started after it, and the chunk recorded by that force was written before the force. (The log's appends
+ * are answered once their record in the {@link ReceiptJournal} is forced, and the open applies the records that
+ * version lacks.) The chunks it needs are all on the disk: each was
  * written before the force, and none can have been overwritten since, because H2 overwrites a chunk only once it is
  * dead at a version older than the oldest registered version usage (FileStore.dropUnusedChunks, canOverwriteChunk), and
  * {@link Marker} keeps a version no newer than the recorded one registered until the next record is on the disk.

@@ -1,0 +1,343 @@
+package io.mcpledger.app.storage;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+import org.h2.store.fs.FilePath;
+
+/**
+ * The forced journal of the log's appends on H2: what makes an append durable, so that H2's own file is written
+ * behind it and forced only at checkpoints.
+ *
+ * <p>Why: forcing H2's file at every commit costs a chunk of H2's store written from the committing thread (every page
+ * the commit changed, in every map, with its layout), the file forced, then the marker of {@link StoreRecovery}
+ * written and forced: two forced writes and a chunk per commit. The journal appends the commit's rows, exactly as they
+ * were inserted, to a file of its own and forces that file once: one {@code fdatasync} of a few kilobytes.
+ *
+ * <p>The rule that keeps every acknowledged receipt: an append is answered only after its record is forced here; a
+ * segment of the journal is deleted only once a forced version of H2's store, recorded in the marker, holds every
+ * record in it. At an open after an unclean stop, {@link StoreRecovery} opens the recorded version and {@link
+ * H2Database} then applies every record of the remaining segments that the version does not hold ({@link
+ * LedgerLog#replay}).
+ *
+ * <p>Records are appended in position order: the append of the log holds the append lock from its insert to the end of
+ * its commit, and a record is written in the commit, after H2's. Each record carries its length and a CRC-32C; a record
+ * that is torn or does not match its CRC ends its segment, and can only be the last one written, not yet forced (a
+ * forced record follows every record written before it, in the same file, to the disk; a segment is forced before appends
+ * move to the next). The segments are named by their number, {@code ledger.journal.<n>}; a checkpoint
+ * ({@link #rotate}, then a forced write of H2, then {@link #dropOlder}) starts a new one.
+ *
+ * <p>Layout of a record, big-endian: body length (int), CRC-32C of the body (int); the body: the first position
+ * (long), the number of entries (int), then per entry the receipt id (int length, UTF-8), the previous position of its
+ * stream (long, -1 for none), the receipt's line (int length, bytes) and the policy document (int length, -1 for
+ * none, bytes).
+ */
+public final class ReceiptJournal implements AutoCloseable {
+    static final String PREFIX = "ledger.journal.";
+    /** A record longer than this is not one the ledger wrote: 64 entries of at most a few hundred kilobytes each. */
+    private static final int MAX_RECORD = 64 << 20;
+    private static final int HEADER = 8;
+
+    /** One entry of the log as it was inserted: what {@link LedgerLog#replay} inserts again. */
+    public record Entry(long position, String receiptId, long prev, byte[] line, byte[] document) {
+    }
+
+    /** The entries one commit inserted, from {@code first} on. */
+    public record Batch(long first, List<Entry> entries) {
+        long end() {
+            return first + entries.size();
+        }
+    }
+
+    private final Path directory;
+    private final String fileSystem;
+    /** Guarded by {@code this}: the segment written to, its number, and the records written so far. */
+    private FileChannel segment;
+    private long number;
+    private long written;
+    /** {@code written} when the segment was started. */
+    private long writtenInSegment;
+    /** Guarded by {@code forceLock}: the records that a completed force covers. */
+    private long forced;
+    private final Object forceLock = new Object();
+    private volatile long forcedCount;
+
+    private ReceiptJournal(Path directory, String fileSystem) {
+        this.directory = directory;
+        this.fileSystem = fileSystem;
+    }
+
+    /** The segments in {@code directory}, oldest first. */
+    static List<Path> segments(Path directory) throws IOException {
+        List<Path> found = new ArrayList<>();
+        try (Stream<Path> files = Files.list(directory)) {
+            files.filter(p -> number(p) >= 0).forEach(found::add);
+        }
+        found.sort((a, b) -> Long.compare(number(a), number(b)));
+        return found;
+    }
+
+    private static long number(Path file) {
+        String name = file.getFileName().toString();
+        if (!name.startsWith(PREFIX)) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(name.substring(PREFIX.length()));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * The batches of every segment in {@code directory}, in order. A torn or damaged record ends what is read; after
+     * it only an empty segment may follow, else the journal is damaged beyond what a crash leaves and this throws.
+     */
+    static List<Batch> read(Path directory, String fileSystem) throws IOException {
+        List<Batch> batches = new ArrayList<>();
+        Path tornIn = null;
+        for (Path file : segments(directory)) {
+            byte[] bytes;
+            try (FileChannel channel = FilePath.get(fileSystem + file).open("r")) {
+                bytes = new byte[Math.toIntExact(channel.size())];
+                ByteBuffer buffer = ByteBuffer.wrap(bytes);
+                while (buffer.hasRemaining() && channel.read(buffer) >= 0) {
+                    // read on
+                }
+            }
+            if (tornIn != null && bytes.length > 0) {
+                throw new IOException("the journal " + tornIn + " ends in a damaged record but a later segment, " + file
+                        + ", holds records: the journal is damaged, restore the state directory from a backup");
+            }
+            ByteBuffer in = ByteBuffer.wrap(bytes);
+            while (in.remaining() > 0) {
+                Batch batch = next(in);
+                if (batch == null) {
+                    tornIn = file;
+                    break;
+                }
+                if (!batches.isEmpty() && batch.first() != batches.get(batches.size() - 1).end()) {
+                    throw new IOException("the journal " + file + " holds positions from " + batch.first()
+                            + " after the record ending at " + batches.get(batches.size() - 1).end()
+                            + ": the journal is damaged, restore the state directory from a backup");
+                }
+                batches.add(batch);
+            }
+        }
+        return batches;
+    }
+
+    /** The next record of {@code in}, or null (and {@code in} left anywhere) when it is torn or damaged. */
+    private static Batch next(ByteBuffer in) {
+        if (in.remaining() < HEADER) {
+            return null;
+        }
+        int length = in.getInt();
+        int crc = in.getInt();
+        if (length <= 0 || length > MAX_RECORD || length > in.remaining()) {
+            return null;
+        }
+        CRC32C check = new CRC32C();
+        check.update(in.array(), in.position(), length);
+        if ((int) check.getValue() != crc) {
+            return null;
+        }
+        ByteBuffer body = in.slice(in.position(), length);
+        in.position(in.position() + length);
+        try {
+            long first = body.getLong();
+            int count = body.getInt();
+            List<Entry> entries = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                String id = new String(bytes(body, body.getInt()), StandardCharsets.UTF_8);
+                long prev = body.getLong();
+                byte[] line = bytes(body, body.getInt());
+                int documentLength = body.getInt();
+                byte[] document = documentLength < 0 ? null : bytes(body, documentLength);
+                entries.add(new Entry(first + i, id, prev, line, document));
+            }
+            return body.hasRemaining() ? null : new Batch(first, entries);
+        } catch (RuntimeException e) {
+            // A CRC that matches a body it does not describe: not a record this journal wrote.
+            return null;
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer body, int length) {
+        byte[] bytes = new byte[length];
+        body.get(bytes);
+        return bytes;
+    }
+
+    static byte[] record(Batch batch) {
+        List<byte[]> ids = new ArrayList<>(batch.entries().size());
+        int length = 12;
+        for (Entry entry : batch.entries()) {
+            byte[] id = entry.receiptId().getBytes(StandardCharsets.UTF_8);
+            ids.add(id);
+            length += 4 + id.length + 8 + 4 + entry.line().length + 4
+                    + (entry.document() == null ? 0 : entry.document().length);
+        }
+        ByteBuffer out = ByteBuffer.allocate(HEADER + length);
+        out.position(HEADER);
+        out.putLong(batch.first());
+        out.putInt(batch.entries().size());
+        for (int i = 0; i < batch.entries().size(); i++) {
+            Entry entry = batch.entries().get(i);
+            out.putInt(ids.get(i).length).put(ids.get(i));
+            out.putLong(entry.prev());
+            out.putInt(entry.line().length).put(entry.line());
+            if (entry.document() == null) {
+                out.putInt(-1);
+            } else {
+                out.putInt(entry.document().length).put(entry.document());
+            }
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(out.array(), HEADER, length);
+        out.putInt(0, length);
+        out.putInt(4, (int) crc.getValue());
+        return out.array();
+    }
+
+    /**
+     * Starts the journal of {@code directory} in a new segment numbered after every segment there: the old ones stay
+     * until {@link #dropBefore} finds them held by a forced version of the store.
+     */
+    static ReceiptJournal open(Path directory, String fileSystem) throws IOException {
+        ReceiptJournal journal = new ReceiptJournal(directory, fileSystem);
+        List<Path> existing = segments(directory);
+        long next = existing.isEmpty() ? 1 : number(existing.get(existing.size() - 1)) + 1;
+        FileChannel segment = journal.createSegment(next);
+        synchronized (journal) {
+            journal.segment = segment;
+            journal.number = next;
+        }
+        return journal;
+    }
+
+    /**
+     * Creates segment {@code number}, empty, and forces its name into the directory: a record forced in it must not
+     * vanish with its file's name. Appends go on meanwhile, to the segment before.
+     */
+    private FileChannel createSegment(long number) throws IOException {
+        Path path = directory.resolve(PREFIX + number);
+        Files.createFile(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        FileChannel opened = FilePath.get(fileSystem + path).open("rw");
+        try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
+            dir.force(true);
+        } catch (IOException e) {
+            opened.close();
+            throw e;
+        }
+        return opened;
+    }
+
+    /**
+     * Appends {@code batches} (one commit's) and returns once they are on stable storage: at once when a force that
+     * started after the append has covered them, else after a force of its own (group commit across threads). Returns
+     * true when this call forced.
+     */
+    boolean append(List<Batch> batches) throws IOException {
+        long ticket;
+        FileChannel file;
+        synchronized (this) {
+            for (Batch batch : batches) {
+                ByteBuffer record = ByteBuffer.wrap(record(batch));
+                while (record.hasRemaining()) {
+                    segment.write(record);
+                }
+            }
+            ticket = ++written;
+            file = segment;
+        }
+        synchronized (forceLock) {
+            if (forced >= ticket) {
+                return false;
+            }
+            long covers;
+            synchronized (this) {
+                covers = written;
+            }
+            // Not rotated since (a rotation forces the segment and covers every ticket): this is the segment written.
+            file.force(false);
+            forced = covers;
+            forcedCount++;
+            return true;
+        }
+    }
+
+    /** Whether a record was written since the segment was started: a checkpoint has something to drop. */
+    synchronized boolean segmentWritten() {
+        return writtenInSegment != written;
+    }
+
+    /**
+     * Forces the segment written to and starts a new one. Every record in the
+     * segments before it was written (after its commit in H2) before this returns, so a forced write of the store
+     * that begins after this holds them all.
+     */
+    void rotate() throws IOException {
+        long next;
+        synchronized (this) {
+            next = number + 1;
+        }
+        // Only the checkpoint rotates, so the number stays free; appends wait only for the force and the switch.
+        FileChannel created = createSegment(next);
+        FileChannel old;
+        synchronized (forceLock) {
+            synchronized (this) {
+                segment.force(false);
+                forced = written;
+                forcedCount++;
+                old = segment;
+                segment = created;
+                number = next;
+                writtenInSegment = written;
+            }
+        }
+        old.close();
+    }
+
+    /**
+     * Deletes the segments before the one written to: call once a forced and recorded version of the store holds
+     * every append in them (after {@link #rotate} and a forced write of the store).
+     */
+    void dropOlder() throws IOException {
+        long current;
+        synchronized (this) {
+            current = number;
+        }
+        for (Path file : segments(directory)) {
+            if (number(file) < current) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    /** Deletes every segment: call once the store is closed cleanly, holding every append. */
+    void dropAll() throws IOException {
+        for (Path file : segments(directory)) {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /** Forced writes of the journal so far. */
+    long forces() {
+        return forcedCount;
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        segment.close();
+    }
+}
