@@ -9,7 +9,7 @@ import java.util.function.LongConsumer;
 
 /**
  * Puts committed transactions on stable storage, sharing one forced write among every caller that committed before
- * it started (group commit across threads). H2 writes a commit to the file behind it but never forces it; the {@link
+ * it started (group commit across threads). H2 writes a commit to the file but never forces it; the {@link
  * Force} of {@link H2Database} stores whatever the store has not written yet and then calls {@code
  * FileChannel.force}, so after it returns every transaction committed before the call survives a power loss. The
  * log's appends on H2 are made durable more cheaply, by {@link #append} into the {@link ReceiptJournal}.

@@ -48,20 +48,24 @@ public final class H2Database implements LedgerDatabase {
      */
     static final int RETENTION_MS = 100;
     /**
-     * WRITE_DELAY: how long H2 may hold committed changes before its background thread writes them to the file. The
-     * ledger's appends are durable in the journal ({@link ReceiptJournal}) and every other commit is forced by a
-     * {@link ForcedWrites#force} that writes what the store holds unwritten itself, so H2 writes behind them: with 0
-     * it wrote a chunk of its store from every committing thread, the largest part of a commit's cost. 100 ms keeps
-     * the chunks small, so the part a forced write takes while no call changes the store ({@link StoreGate}) is small
-     * too. Without forced commits (a harness that shows what is lost without them) 0, as before the journal.
-     * DB_CLOSE_ON_EXIT=FALSE leaves closing to {@link #close()}, after Axon has stopped writing, instead of H2's own
-     * shutdown hook racing it. TRACE_LEVEL_FILE=0: no {@code ledger.trace.db} beside the log; the ledger's own log
-     * says what happened. QUERY_CACHE_SIZE=64: each connection keeps the plans of the statements it ran; with H2's
-     * default of 8, a flush of the projections (nine statements) pushed out the plans of the reads beside it, which
-     * were parsed again each time.
+     * WRITE_DELAY: how long H2 holds committed changes before its background thread writes them to the file. H2 never
+     * forces the file itself: the log's appends are made durable by the journal ({@link ReceiptJournal}) and every
+     * other commit by {@link ForcedWrites#force}, which writes what the store holds unwritten itself. With 0 (the
+     * ledger's value until the journal) every commit wrote a chunk of H2's store from the committing thread; with 20
+     * ms the chunks hold the commits of 20 ms. Measured at 1,000 admissions/s (benchmarks.md, section 8): 0, the
+     * journal alone, gave nothing; 50 and 100 ms took less CPU but made the file outgrow contract section 13's bound
+     * (1,525 to 1,576 bytes per receipt after three minutes: chunks that large no longer fit the space dead ones
+     * leave), 20 ms kept it where it was (1,226). AUTO_COMPACT_FILL_RATE=0: once WRITE_DELAY is not 0 H2's background
+     * thread also compacts the file, and its moves of chunks held the store up for 0.3 to 0.7 s; {@link
+     * StoreHousekeeping} rewrites chunks instead, a bounded amount at a time. DB_CLOSE_ON_EXIT=FALSE leaves closing to
+     * {@link #close()}, after Axon has stopped writing, instead of H2's own shutdown hook racing it.
+     * TRACE_LEVEL_FILE=0: no {@code ledger.trace.db} beside the log; the ledger's own log says what happened.
+     * QUERY_CACHE_SIZE=64: each connection keeps the plans of the statements it ran; with H2's default of 8, a flush of
+     * the projections (nine statements) pushed out the plans of the reads beside it, which were parsed again each time.
      */
-    static final int WRITE_DELAY_MS = 100;
-    private static final String SETTINGS = ";DB_CLOSE_ON_EXIT=FALSE;TRACE_LEVEL_FILE=0;QUERY_CACHE_SIZE=64";
+    static final int WRITE_DELAY_MS = 20;
+    private static final String SETTINGS =
+            ";AUTO_COMPACT_FILL_RATE=0;DB_CLOSE_ON_EXIT=FALSE;TRACE_LEVEL_FILE=0;QUERY_CACHE_SIZE=64";
     /**
      * How often a checkpoint forces H2's store so that the journal's older segments can be deleted: the journal holds
      * about this long of appends, which a start after an unclean stop applies again.
@@ -184,6 +188,7 @@ public final class H2Database implements LedgerDatabase {
         HikariConfig config = new HikariConfig();
         config.setPoolName("ledger-h2");
         config.setDriverClassName("org.h2.Driver");
+        // Without forced commits (a harness that shows what is lost without them) every commit is written at once.
         config.setJdbcUrl("jdbc:h2:" + (fileSystem.isEmpty() ? "file:" : fileSystem) + dir.resolve(BASE_NAME)
                 + ";WRITE_DELAY=" + (forceCommits ? WRITE_DELAY_MS : 0) + SETTINGS);
         config.setUsername("sa");

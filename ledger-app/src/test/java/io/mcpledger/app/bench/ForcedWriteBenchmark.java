@@ -1,6 +1,7 @@
 package io.mcpledger.app.bench;
 
 import io.mcpledger.app.storage.H2Database;
+import io.mcpledger.app.storage.ReceiptJournal;
 import io.mcpledger.domain.crypto.SigningKey;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -12,8 +13,10 @@ import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -25,7 +28,9 @@ import java.util.stream.Stream;
  * region written before, and of 32 KiB appended, the file growing with each, as the ledger's file grows while it
  * writes; and 32 KiB one per millisecond, as the ledger commits at 1,000 admissions/s); and H2 commits per second
  * of 700-byte rows through {@link H2Database} with every commit forced, one row per commit and 64 rows per commit back
- * to back, and one row one per millisecond. Arguments: the directory to measure the disk of (default: a temporary
+ * to back, and one row one per millisecond; and records of the ledger's journal ({@code ForcedWrites.append}: what
+ * makes the log's appends durable on H2) of one and of 16 entries of 700 bytes back to back, and of one entry one per
+ * millisecond, with the journal's checkpoint starting a new segment once a second. Arguments: the directory to measure the disk of (default: a temporary
  * directory under the working directory) and the seconds per case (default 5).
  */
 public final class ForcedWriteBenchmark {
@@ -48,6 +53,9 @@ public final class ForcedWriteBenchmark {
             h2Commits(dir, 1, seconds, 0);
             h2Commits(dir, 64, seconds, 0);
             h2Commits(dir, 1, seconds, 1000);
+            journalAppends(dir, 1, seconds, 0);
+            journalAppends(dir, 16, seconds, 0);
+            journalAppends(dir, 1, seconds, 1000);
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -196,6 +204,34 @@ public final class ForcedWriteBenchmark {
         }
         if (rowsPerCommit > 1) {
             report("  rows in them", rows, seconds);
+        }
+    }
+
+    private static void journalAppends(Path dir, int entries, double seconds, long pacedMicros) throws Exception {
+        Path state = Files.createDirectories(dir.resolve("journal-" + entries + "-" + pacedMicros));
+        byte[] line = new byte[700];
+        long records = 0;
+        try (H2Database db = H2Database.open(state, 1)) {
+            Latencies latencies = new Latencies();
+            long end = System.nanoTime() + (long) (seconds * 1e9);
+            long start = System.nanoTime() - pacedMicros * 1000;
+            while (System.nanoTime() < end) {
+                start = startPaced(start, pacedMicros);
+                List<ReceiptJournal.Entry> batch = new ArrayList<>(entries);
+                for (int i = 0; i < entries; i++) {
+                    long position = records * entries + i;
+                    batch.add(new ReceiptJournal.Entry(position, "rcpt-" + position, position - 1, line, null));
+                }
+                db.forcedWrites().append(List.of(new ReceiptJournal.Batch(records * entries, batch)));
+                latencies.add(System.nanoTime() - start);
+                records++;
+            }
+            report("journal records of " + entries + " 700-byte entr" + (entries > 1 ? "ies" : "y") + ", forced"
+                    + paced(pacedMicros), records, seconds);
+            latencies.report();
+        }
+        if (entries > 1) {
+            report("  entries in them", records * entries, seconds);
         }
     }
 

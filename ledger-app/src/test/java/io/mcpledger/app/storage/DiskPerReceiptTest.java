@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Contract section 13: bytes on disk per receipt stay under the receipt's own length plus 800 while the ledger is
  * under load, from a new file's first seconds on. The store is opened as {@code serve} opens it (its retention,
- * its housekeeping) and written as the command side writes it: one small forced commit after another, for a fixed
+ * its housekeeping) and written as the command side writes it: one small commit after another, each made durable in the
+ * journal while H2 writes its file behind, for a fixed
  * time, so that what the file holds besides its receipts (chunks that died but may not be reused yet, live pages
  * housekeeping has not rewritten yet) is measured against as many receipts as this machine writes in that time.
  *
@@ -51,8 +52,8 @@ class DiskPerReceiptTest {
             int session = 0;
             stored = 0;
             while (System.nanoTime() < end) {
-                // One forced commit of an initialize and an admission: the ledger at a rate too low to batch commands.
-                stored = receipts.append(db, session++, 1, 2, false);
+                // One commit of an initialize and an admission, journaled: the ledger at a rate too low to batch commands.
+                stored = receipts.append(db, session++, 1, 2, false, true);
             }
             fileBytes = Files.size(dir.resolve(H2Database.FILE_NAME));
             try (Connection c = db.dataSource().getConnection();

@@ -46,14 +46,18 @@ class H2DatabaseTest {
     }
 
     @Test
-    void h2WritesBehindTheJournalWithItsWriteDelay() throws Exception {
+    void h2WritesBehindTheJournalAndLeavesRewritingChunksToHousekeeping() throws Exception {
         try (H2Database db = H2Database.open(state);
              Connection c = db.dataSource().getConnection();
              Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(
-                     "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
+             ResultSet rs = s.executeQuery("SELECT SETTING_NAME, SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS"
+                     + " WHERE SETTING_NAME IN ('WRITE_DELAY', 'AUTO_COMPACT_FILL_RATE') ORDER BY SETTING_NAME")) {
             assertThat(rs.next()).isTrue();
-            assertThat(rs.getString(1)).isEqualTo(String.valueOf(H2Database.WRITE_DELAY_MS));
+            assertThat(rs.getString(1)).isEqualTo("AUTO_COMPACT_FILL_RATE");
+            assertThat(rs.getString(2)).isEqualTo("0");
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getString(1)).isEqualTo("WRITE_DELAY");
+            assertThat(rs.getString(2)).isEqualTo(String.valueOf(H2Database.WRITE_DELAY_MS));
         }
     }
 

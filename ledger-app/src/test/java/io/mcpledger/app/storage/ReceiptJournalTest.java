@@ -3,6 +3,8 @@ package io.mcpledger.app.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+
+import io.mcpledger.app.testing.TestIo;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -211,6 +213,69 @@ class ReceiptJournalTest {
             c.rollback();
             assertThat(LedgerLog.lock(c)).isEqualTo(10);
             c.rollback();
+        }
+    }
+
+    /**
+     * The journal holds appends that the store's file lacks (here never written to the store at all: what a kill or a
+     * power cut before the store's next forced write leaves), and the process dies. The next open holds every one of
+     * them, and forces them into the store; without the journal the same files hold none.
+     */
+    @Test
+    void anOpenAfterAnUncleanStopAppliesTheAppendsThatOnlyTheJournalHeld() throws Exception {
+        PowerCutFileSystem.install();
+        Path state = Files.createDirectories(dir.resolve("state"));
+        try (H2Database created = H2Database.open(state); Connection c = created.dataSource().getConnection()) {
+            LedgerLog.create(c);
+            c.commit();
+        }
+        H2Database db = H2Database.open(state, 4, PowerCutFileSystem.PREFIX, true);
+        for (int i = 0; i < 20; i++) {
+            db.forcedWrites().append(List.of(batch(2 * i, 2)));
+        }
+        PowerCutFileSystem.kill();
+
+        Path withoutJournal = PowerCutFileSystem.restart(state, dir.resolve("without-journal"));
+        for (Path segment : ReceiptJournal.segments(withoutJournal)) {
+            Files.delete(segment);
+        }
+        try (H2Database alone = H2Database.open(withoutJournal)) {
+            assertThat(logSize(alone)).isZero();
+        }
+
+        Path after = PowerCutFileSystem.restart(state, dir.resolve("after"));
+        try (H2Database reopened = H2Database.open(after)) {
+            assertThat(reopened.recovered()).isNotNull();
+            assertThat(logSize(reopened)).isEqualTo(40);
+            try (Connection c = reopened.dataSource().getConnection();
+                 Statement s = c.createStatement();
+                 ResultSet r = s.executeQuery("SELECT position, receipt_id, prev_position, line, document"
+                         + " FROM ledger_entry ORDER BY position")) {
+                for (ReceiptJournal.Entry want : batch(0, 40).entries()) {
+                    assertThat(r.next()).isTrue();
+                    assertThat(r.getLong(1)).isEqualTo(want.position());
+                    assertThat(r.getString(2)).isEqualTo(want.receiptId());
+                    assertThat(r.getObject(3) == null ? -1 : r.getLong(3)).isEqualTo(want.prev());
+                    assertThat(r.getBytes(4)).isEqualTo(want.line());
+                    assertThat(r.getBytes(5)).isEqualTo(want.document());
+                }
+                assertThat(r.next()).isFalse();
+                c.commit();
+            }
+        }
+        // That open forced a version holding them all and deleted the segments it applied; a clean close, the rest.
+        assertThat(ReceiptJournal.segments(after)).isEmpty();
+        try (H2Database again = H2Database.open(after)) {
+            assertThat(again.recovered()).isNull();
+            assertThat(logSize(again)).isEqualTo(40);
+        }
+    }
+
+    private static long logSize(H2Database db) throws Exception {
+        try (Connection c = db.dataSource().getConnection()) {
+            long size = LedgerLog.lock(c);
+            c.rollback();
+            return size;
         }
     }
 }

@@ -2,6 +2,7 @@ package io.mcpledger.app.testing;
 
 import io.mcpledger.app.storage.H2Database;
 import io.mcpledger.app.storage.LedgerLog;
+import io.mcpledger.app.storage.ReceiptJournal;
 import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.InvalidReceiptException;
 import io.mcpledger.domain.receipt.Receipt;
@@ -62,6 +63,16 @@ public final class LargeLog {
      * deleted when {@code end}), numbered from {@code first}, and returns how many receipts the log then holds.
      */
     public long append(H2Database database, int first, int sessions, int perSession, boolean end) throws SQLException {
+        return append(database, first, sessions, perSession, end, false);
+    }
+
+    /**
+     * As {@link #append(H2Database, int, int, int, boolean)}, and when {@code journaled} each commit is made durable as
+     * the command side makes it, through the journal ({@code ForcedWrites.append}), instead of one forced write of
+     * the store at the end.
+     */
+    public long append(H2Database database, int first, int sessions, int perSession, boolean end, boolean journaled)
+            throws SQLException {
         try (Connection c = database.dataSource().getConnection()) {
             for (int block = first; block < first + sessions; block += interleaved) {
                 int count = Math.min(interleaved, first + sessions - block);
@@ -77,15 +88,21 @@ public final class LargeLog {
                         rows.add(new LedgerLog.Row(ids.get(s), parse(lines.get(s).get(k)), null));
                     }
                 }
-                long at = LedgerLog.append(c, rows, stream -> heads.getOrDefault(stream, -1L));
+                long at = LedgerLog.reserve(c, rows.size());
+                ReceiptJournal.Batch batch = LedgerLog.insert(c, at, rows, stream -> heads.getOrDefault(stream, -1L));
                 for (LedgerLog.Row row : rows) {
                     heads.put(row.stream(), at++);
                 }
                 c.commit();
+                if (journaled) {
+                    database.forcedWrites().append(List.of(batch));
+                }
                 receipts += rows.size();
             }
         }
-        database.forcedWrites().force();
+        if (!journaled) {
+            database.forcedWrites().force();
+        }
         return receipts;
     }
 
