@@ -56,12 +56,13 @@ public final class H2Database implements LedgerDatabase {
      * journal alone, gave nothing; 50 and 100 ms took less CPU but made the file outgrow contract section 13's bound
      * (1,525 to 1,576 bytes per receipt after three minutes: chunks that large no longer fit the space dead ones
      * leave), 20 ms kept it where it was (1,226). AUTO_COMPACT_FILL_RATE=0: once WRITE_DELAY is not 0 H2's background
-     * thread also compacts the file, and its moves of chunks held the store up for 0.3 to 0.7 s; {@link
-     * StoreHousekeeping} rewrites chunks instead, a bounded amount at a time. DB_CLOSE_ON_EXIT=FALSE leaves closing to
-     * {@link #close()}, after Axon has stopped writing, instead of H2's own shutdown hook racing it.
-     * TRACE_LEVEL_FILE=0: no {@code ledger.trace.db} beside the log; the ledger's own log says what happened.
-     * QUERY_CACHE_SIZE=64: each connection keeps the plans of the statements it ran; with H2's default of 8, a flush of
-     * the projections (nine statements) pushed out the plans of the reads beside it, which were parsed again each time.
+     * thread also compacts the file (moves and rewrites chunks under the store's lock), which held the store up for
+     * 0.3 to 0.7 s; {@link StoreHousekeeping} rewrites chunks instead, a bounded amount at a time.
+     * DB_CLOSE_ON_EXIT=FALSE leaves closing to {@link #close()}, after Axon has stopped writing, instead of H2's own
+     * shutdown hook racing it. TRACE_LEVEL_FILE=0: no {@code ledger.trace.db} beside the log; the ledger's own log says
+     * what happened. QUERY_CACHE_SIZE=64: each connection keeps the plans of the statements it ran; with H2's default
+     * of 8, a flush of the projections (nine statements) pushed out the plans of the reads beside it, which were
+     * parsed again each time.
      */
     static final int WRITE_DELAY_MS = 20;
     private static final String SETTINGS =

@@ -126,12 +126,16 @@ public final class ReceiptJournal implements AutoCloseable {
                     tornIn = file;
                     break;
                 }
-                if (!batches.isEmpty() && batch.first() != batches.get(batches.size() - 1).end()) {
-                    throw new IOException("the journal " + file + " holds positions from " + batch.first()
-                            + " after the record ending at " + batches.get(batches.size() - 1).end()
-                            + ": the journal is damaged, restore the state directory from a backup");
-                }
                 batches.add(batch);
+            }
+        }
+        // Written in position order (the append lock); sorted all the same, so that only a gap or an overlap is refused.
+        batches.sort((a, b) -> Long.compare(a.first(), b.first()));
+        for (int i = 1; i < batches.size(); i++) {
+            if (batches.get(i).first() != batches.get(i - 1).end()) {
+                throw new IOException("the journal in " + directory + " holds positions from " + batches.get(i).first()
+                        + " after the record ending at " + batches.get(i - 1).end()
+                        + ": the journal is damaged, restore the state directory from a backup");
             }
         }
         return batches;
