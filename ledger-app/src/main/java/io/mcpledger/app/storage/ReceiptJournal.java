@@ -70,7 +70,6 @@ public final class ReceiptJournal implements AutoCloseable {
     /** Guarded by {@code forceLock}: the records that a completed force covers. */
     private long forced;
     private final Object forceLock = new Object();
-    private volatile long forcedCount;
 
     private ReceiptJournal(Path directory, String fileSystem) {
         this.directory = directory;
@@ -283,7 +282,6 @@ public final class ReceiptJournal implements AutoCloseable {
             // Not rotated since (a rotation forces the segment and covers every ticket): this is the segment written.
             file.force(false);
             forced = covers;
-            forcedCount++;
             return true;
         }
     }
@@ -310,8 +308,7 @@ public final class ReceiptJournal implements AutoCloseable {
             synchronized (this) {
                 segment.force(false);
                 forced = written;
-                forcedCount++;
-                old = segment;
+                    old = segment;
                 segment = created;
                 number = next;
                 writtenInSegment = written;
@@ -341,11 +338,6 @@ public final class ReceiptJournal implements AutoCloseable {
         for (Path file : segments(directory)) {
             Files.deleteIfExists(file);
         }
-    }
-
-    /** Forced writes of the journal so far. */
-    long forces() {
-        return forcedCount;
     }
 
     @Override
