@@ -70,10 +70,7 @@ public final class ForcedWrites {
         }
         long ticket = requested.incrementAndGet();
         synchronized (this) {
-            if (failure != null) {
-                throw new SQLException("the store cannot force writes to disk since an earlier failure (" + failure
-                        + "); restart the ledger once the disk is healthy");
-            }
+            refuseAfterFailure();
             if (forced >= ticket) {
                 return;
             }
@@ -83,13 +80,24 @@ public final class ForcedWrites {
             try {
                 force.run();
             } catch (SQLException | RuntimeException e) {
-                failure = String.valueOf(e.getMessage()).lines().findFirst().orElse(e.toString());
+                failure = firstLine(e);
                 throw e;
             }
             forces.incrementAndGet();
             forced = covers;
             observer.accept(System.nanoTime() - started);
         }
+    }
+
+    private void refuseAfterFailure() throws SQLException {
+        if (failure != null) {
+            throw new SQLException("the store cannot force writes to disk since an earlier failure (" + failure
+                    + "); restart the ledger once the disk is healthy");
+        }
+    }
+
+    private static String firstLine(Exception e) {
+        return String.valueOf(e.getMessage()).lines().findFirst().orElse(e.toString());
     }
 
     /**
@@ -112,10 +120,7 @@ public final class ForcedWrites {
             return;
         }
         requested.incrementAndGet();
-        if (failure != null) {
-            throw new SQLException("the store cannot force writes to disk since an earlier failure (" + failure
-                    + "); restart the ledger once the disk is healthy");
-        }
+        refuseAfterFailure();
         long started = System.nanoTime();
         try {
             if (to.append(batches)) {
@@ -125,7 +130,7 @@ public final class ForcedWrites {
         } catch (IOException | RuntimeException e) {
             synchronized (this) {
                 if (failure == null) {
-                    failure = "the journal: " + String.valueOf(e.getMessage()).lines().findFirst().orElse(e.toString());
+                    failure = "the journal: " + firstLine(e);
                 }
             }
             throw new SQLException("the receipts could not be forced to the journal: " + e.getMessage(), e);

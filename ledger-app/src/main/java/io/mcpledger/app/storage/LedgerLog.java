@@ -175,26 +175,17 @@ public final class LedgerLog implements LogReader {
         if (batches.isEmpty()) {
             return 0;
         }
-        long held;
-        try (PreparedStatement s = c.prepareStatement("SELECT next FROM log_sequence WHERE id = 1");
-             ResultSet r = s.executeQuery()) {
-            if (!r.next()) {
-                throw new SQLException("the log_sequence row is missing");
-            }
-            held = r.getLong(1);
-        }
+        long held = lock(c);
         long first = batches.get(0).first();
         if (first > held) {
             throw new SQLException("the journal begins at position " + first + " but the log holds " + held
                     + " entries: the entries between are lost; restore the state directory from a backup");
         }
-        int missing = 0;
-        long end = held;
-        for (ReceiptJournal.Batch batch : batches) {
-            write(c, "MERGE INTO ledger_entry" + COLUMNS + " KEY (position) VALUES (?, ?, ?, ?, ?)", batch.entries());
-            missing += (int) Math.max(0, batch.end() - Math.max(batch.first(), held));
-            end = Math.max(end, batch.end());
-        }
+        List<ReceiptJournal.Entry> entries = new ArrayList<>();
+        batches.forEach(batch -> entries.addAll(batch.entries()));
+        write(c, "MERGE INTO ledger_entry" + COLUMNS + " KEY (position) VALUES (?, ?, ?, ?, ?)", entries);
+        long end = Math.max(held, batches.get(batches.size() - 1).end());
+        int missing = (int) (end - held);
         try (PreparedStatement s = c.prepareStatement("UPDATE log_sequence SET next = ? WHERE id = 1")) {
             s.setLong(1, end);
             s.executeUpdate();
