@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Contract section 13: bytes on disk per receipt stay under the receipt's own length plus 800 while the ledger is
  * under load, from a new file's first seconds on. The store is opened as {@code serve} opens it (its retention,
  * its housekeeping) and written as the command side writes it: one small commit after another, each made durable in the
- * journal while H2 writes its file behind, for a fixed
+ * journal while H2 writes its file without forcing it, for a fixed
  * time, so that what the file holds besides its receipts (chunks that died but may not be reused yet, live pages
  * housekeeping has not rewritten yet) is measured against as many receipts as this machine writes in that time.
  *

@@ -171,6 +171,9 @@ class ReceiptJournalTest {
             Thread b = new Thread(appender);
             a.start();
             b.start();
+            while (returned.isEmpty()) {
+                Thread.sleep(1); // on a loaded machine the appenders may take longer than the random pause to start
+            }
             Thread.sleep(5 + random.nextInt(20));
             long acknowledged;
             synchronized (returned) {
