@@ -1,6 +1,7 @@
 package io.mcpledger.app.storage;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -18,6 +19,9 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.zip.CRC32;
 import org.h2.mvstore.Chunk;
 import org.h2.mvstore.DataUtils;
@@ -70,6 +74,9 @@ final class StoreRecovery {
     /** H2's block size (FileStore.BLOCK_SIZE), and the size of one record slot in the marker. */
     private static final int BLOCK = 4096;
     private static final Field LAST_CHUNK = H2Internals.field(FileStore.class, "lastChunk");
+    /** H2's two threads that serialize, then write, the chunks its background writer takes, in that order. */
+    private static final List<Field> PIPELINE = List.of(H2Internals.field(FileStore.class, "serializationExecutor"),
+            H2Internals.field(FileStore.class, "bufferSaveExecutor"));
 
     private StoreRecovery() {
     }
@@ -538,20 +545,20 @@ final class StoreRecovery {
         }
 
         /**
-         * A forced write that a recovery can find: writes what the store holds unwritten and takes the newest chunk,
-         * while no call changes the store ({@link StoreGate}), so that the recorded version holds no transaction in
-         * part; then forces the file, records that chunk and forces the marker. The version current before the write
-         * stays registered (so H2 overwrites none of the chunks the recorded version needs) until a newer record is on
-         * the disk.
+         * A forced write that a recovery can find: writes what the store holds unwritten, waits for the chunks H2's
+         * background writer has taken but not yet written ({@link #writeAll}), and takes the newest chunk,
+         * all while no call changes the store ({@link StoreGate}), so that the recorded version holds every commit
+         * before it and no transaction in part; then forces the file, records that chunk and forces the marker. The
+         * version current before the write stays registered (so H2 overwrites none of the chunks the recorded version
+         * needs) until a newer record is on the disk.
          */
         synchronized void force() throws IOException {
             MVStore.TxCounter next = store.registerVersionUsage();
+            // Once while the calls go on, so that the exclusive section writes only what they changed meanwhile:
+            // with a write delay, up to that long of commits would otherwise be written while they wait.
+            writeAll(store);
             ForcedChunk newest = gate.exclusive(() -> {
-                // A store running when this began (housekeeping's) may have taken the maps before the last calls
-                // changed them; what it missed is unsaved, and written here.
-                for (int i = 0; i < 3 && (i == 0 || store.hasUnsavedChanges()); i++) {
-                    store.commit();
-                }
+                writeAll(store);
                 return newestChunk(store, sequence + 1);
             });
             store.sync();
@@ -601,6 +608,53 @@ final class StoreRecovery {
                 file.close();
             } catch (IOException e) {
                 // Its record was forced when written; nothing in the channel is pending.
+            }
+        }
+    }
+
+    /**
+     * Writes what the store holds unwritten and waits until every chunk taken before is written: {@code lastChunk} then
+     * holds every change made before the call.
+     */
+    private static void writeAll(MVStore store) throws IOException {
+        // A store running when this began (housekeeping's) may have taken the maps before the last calls changed them;
+        // what it missed is unsaved, and written here.
+        for (int i = 0; i < 3 && (i == 0 || store.hasUnsavedChanges()); i++) {
+            store.commit();
+        }
+        awaitPendingSaves(store);
+    }
+
+    /**
+     * Waits until the chunks H2's background writer has taken are written. With a write delay H2 serializes and writes
+     * a chunk on two threads of its own (FileStore's serializationExecutor and bufferSaveExecutor, each one thread,
+     * first in first out) after the store has moved to the next version: {@code commit()} then finds nothing unsaved
+     * and returns while the chunk holding the last commits is still on its way, and {@code lastChunk} names the chunk
+     * before it. An empty task through each executor in turn returns once every task before it has run. Without a
+     * write delay there are no executors and every chunk is written by the commit that took it.
+     */
+    private static void awaitPendingSaves(MVStore store) throws IOException {
+        FileStore<?> fileStore = store.getFileStore();
+        for (Field executor : PIPELINE) {
+            ThreadPoolExecutor pipeline;
+            try {
+                pipeline = (ThreadPoolExecutor) executor.get(fileStore);
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+            if (pipeline == null) {
+                continue;
+            }
+            try {
+                pipeline.submit(() -> { }).get();
+            } catch (RejectedExecutionException e) {
+                throw new IOException("the store is closing: its writer stopped before the chunks it had taken were"
+                        + " written", e);
+            } catch (ExecutionException e) {
+                throw new IOException(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while H2 wrote the chunks it had taken");
             }
         }
     }
