@@ -55,11 +55,14 @@ public final class H2Database implements LedgerDatabase {
      * ms the chunks hold the commits of 20 ms. Measured at 1,000 admissions/s (benchmarks.md, section 8): 0, the
      * journal alone, gave nothing; 50 and 100 ms took less CPU but made the file outgrow contract section 13's bound
      * (1,525 to 1,576 bytes per receipt after three minutes: chunks that large no longer fit the space dead ones
-     * leave), 20 ms kept it under (1,226 and 1,417). With a delay H2's background thread saves chunks through its
-     * own executors, after the store has moved on to the next version; a forced write therefore waits for the saves
-     * pending when it takes its chunk ({@link StoreRecovery.Marker#force}), else it could record an older chunk than
-     * the version that holds the commits before it, and a checkpoint then drop journal records that version lacks
-     * (PowerLossTest found such a gap, of 21 receipts, before that wait; StoreRecoveryTest holds a save back).
+     * leave), 20 ms kept it under after three minutes (1,226 to 1,493) but not after ten (1,738 against 1,475 with
+     * 0, the same evening), while taking p99 at 1,000/s from 21.9 to 9.7 ms and 18% of the CPU per admission. So 0,
+     * until the file stays under the bound with a delay. A delay is safe for the journal: with one H2's background
+     * thread saves chunks through its own executors, after the store has moved on to the next version, and a forced
+     * write waits for the saves pending when it takes its chunk ({@link StoreRecovery.Marker#force}); without that
+     * wait it recorded an older chunk than the version holding the commits before it, and a checkpoint then dropped
+     * journal records that version lacked (PowerLossTest found a gap of 21 receipts; StoreRecoveryTest holds a save
+     * back).
      * AUTO_COMPACT_FILL_RATE=0: once WRITE_DELAY is not 0 H2's background
      * thread also compacts the file (moves and rewrites chunks under the store's lock), which held the store up for
      * 0.3 to 0.7 s; {@link StoreHousekeeping} rewrites chunks instead, a bounded amount at a time.
@@ -69,7 +72,7 @@ public final class H2Database implements LedgerDatabase {
      * of 8, a flush of the projections (nine statements) pushed out the plans of the reads beside it, which were
      * parsed again each time.
      */
-    static final int WRITE_DELAY_MS = 20;
+    static final int WRITE_DELAY_MS = 0;
     private static final String SETTINGS =
             ";AUTO_COMPACT_FILL_RATE=0;DB_CLOSE_ON_EXIT=FALSE;TRACE_LEVEL_FILE=0;QUERY_CACHE_SIZE=64";
     /**

@@ -35,7 +35,10 @@ import org.h2.store.fs.FilePath;
  * that is torn or does not match its CRC ends its segment, and can only be the last one written, not yet forced (a
  * forced record follows every record written before it, in the same file, to the disk; a segment is forced before appends
  * move to the next). The segments are named by their number, {@code ledger.journal.<n>}; a checkpoint
- * ({@link #rotate}, then a forced write of H2, then {@link #dropOlder}) starts a new one.
+ * ({@link #rotate}, then a forced write of H2, then {@link #dropOlder}) starts a new one. A new segment is written
+ * with zeros and forced before any append goes to it ({@link #preallocation}: about what the segment before took, at
+ * least {@link #PREALLOCATE_MIN}); zeros from a record's start to the end of its segment are that advance, not a torn
+ * record.
  *
  * <p>Layout of a record, big-endian: body length (int), CRC-32C of the body (int); the body: the first position
  * (long), the number of entries (int), then per entry the receipt id (int length, UTF-8), the previous position of its
@@ -47,6 +50,15 @@ public final class ReceiptJournal implements AutoCloseable {
     /** A record longer than this is not one the ledger wrote: 64 entries of at most a few hundred kilobytes each. */
     private static final int MAX_RECORD = 64 << 20;
     private static final int HEADER = 8;
+    /**
+     * The size a new segment is written to with zeros before appends go to it, at least: an append then writes over
+     * blocks the file already has, and its {@code fdatasync} has no file size to record (appending at the end of a
+     * file cost about twice as much per forced write here: benchmarks.md, section 5).
+     */
+    static final int PREALLOCATE_MIN = 1 << 20;
+    /** The most a new segment is written to in advance; appends past it grow the file as before. */
+    static final int PREALLOCATE_MAX = 32 << 20;
+    private static final int ZEROS = 64 << 10;
 
     /** One entry of the log as it was inserted: what {@link LedgerLog#replay} inserts again. */
     public record Entry(long position, String receiptId, long prev, byte[] line, byte[] document) {
@@ -67,6 +79,8 @@ public final class ReceiptJournal implements AutoCloseable {
     private long written;
     /** {@code written} when the segment was started. */
     private long writtenInSegment;
+    /** The bytes appended to the segment written to: a checkpoint writes the next one to about this in advance. */
+    private long segmentBytes;
     /** Guarded by {@code forceLock}: the records that a completed force covers. */
     private long forced;
     private final Object forceLock = new Object();
@@ -114,15 +128,19 @@ public final class ReceiptJournal implements AutoCloseable {
                     // read on
                 }
             }
-            if (tornIn != null && bytes.length > 0) {
+            if (tornIn != null && !zeroFrom(bytes, 0)) {
                 throw new IOException("the journal " + tornIn + " ends in a damaged record but a later segment, " + file
                         + ", holds records: the journal is damaged, restore the state directory from a backup");
             }
             ByteBuffer in = ByteBuffer.wrap(bytes);
             while (in.remaining() > 0) {
+                int at = in.position();
                 Batch batch = next(in);
                 if (batch == null) {
-                    tornIn = file;
+                    // Zeros to the end are the part of the segment written in advance that no append reached.
+                    if (!zeroFrom(bytes, at)) {
+                        tornIn = file;
+                    }
                     break;
                 }
                 batches.add(batch);
@@ -176,6 +194,15 @@ public final class ReceiptJournal implements AutoCloseable {
         }
     }
 
+    private static boolean zeroFrom(byte[] bytes, int from) {
+        for (int i = from; i < bytes.length; i++) {
+            if (bytes[i] != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static byte[] bytes(ByteBuffer body, int length) {
         byte[] bytes = new byte[length];
         body.get(bytes);
@@ -221,7 +248,7 @@ public final class ReceiptJournal implements AutoCloseable {
         ReceiptJournal journal = new ReceiptJournal(directory, fileSystem);
         List<Path> existing = segments(directory);
         long next = existing.isEmpty() ? 1 : number(existing.get(existing.size() - 1)) + 1;
-        FileChannel segment = journal.createSegment(next);
+        FileChannel segment = journal.createSegment(next, PREALLOCATE_MIN);
         synchronized (journal) {
             journal.segment = segment;
             journal.number = next;
@@ -230,27 +257,46 @@ public final class ReceiptJournal implements AutoCloseable {
     }
 
     /**
-     * Creates segment {@code number}, empty, and forces its name into the directory: a record forced in it must not
-     * vanish with its file's name. Appends go on meanwhile, to the segment before.
+     * Creates segment {@code number}, writes it to {@code size} bytes of zeros, forces it and forces its name into the
+     * directory: a record forced in it must not vanish with its file's name, and its appends then write over blocks
+     * the file has. Appends go on meanwhile, to the segment before. The returned channel is at position 0.
      */
-    private FileChannel createSegment(long number) throws IOException {
+    private FileChannel createSegment(long number, int size) throws IOException {
         Path path = directory.resolve(PREFIX + number);
         try {
             Files.createFile(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         } catch (FileAlreadyExistsException e) {
-            // Left empty by a rotation that failed after creating it (forcing the directory): nothing was written to it.
-            if (Files.size(path) != 0) {
+            // Left by a rotation that failed after creating it (writing its zeros, forcing it or the directory):
+            // nothing was appended to it.
+            if (!zeroFrom(Files.readAllBytes(path), 0)) {
                 throw e;
             }
         }
         FileChannel opened = FilePath.get(fileSystem + path).open("rw");
-        try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
-            dir.force(true);
+        try {
+            ByteBuffer zeros = ByteBuffer.allocate(ZEROS);
+            for (long at = 0; at < size; at += ZEROS) {
+                zeros.clear().limit((int) Math.min(ZEROS, size - at));
+                while (zeros.hasRemaining()) {
+                    opened.write(zeros, at + zeros.position());
+                }
+            }
+            opened.force(true);
+            try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
+                dir.force(true);
+            }
         } catch (IOException e) {
             opened.close();
             throw e;
         }
         return opened;
+    }
+
+    /** What a new segment is written to in advance after one that took {@code bytes} of appends. */
+    static int preallocation(long bytes) {
+        long wanted = bytes + bytes / 4;
+        long rounded = (wanted + PREALLOCATE_MIN - 1) / PREALLOCATE_MIN * PREALLOCATE_MIN;
+        return (int) Math.max(PREALLOCATE_MIN, Math.min(PREALLOCATE_MAX, rounded));
     }
 
     /**
@@ -264,6 +310,7 @@ public final class ReceiptJournal implements AutoCloseable {
         synchronized (this) {
             for (Batch batch : batches) {
                 ByteBuffer record = ByteBuffer.wrap(record(batch));
+                segmentBytes += record.remaining();
                 while (record.hasRemaining()) {
                     segment.write(record);
                 }
@@ -298,20 +345,23 @@ public final class ReceiptJournal implements AutoCloseable {
      */
     void rotate() throws IOException {
         long next;
+        int size;
         synchronized (this) {
             next = number + 1;
+            size = preallocation(segmentBytes);
         }
         // Only the checkpoint rotates, so the number stays free; appends wait only for the force and the switch.
-        FileChannel created = createSegment(next);
+        FileChannel created = createSegment(next, size);
         FileChannel old;
         synchronized (forceLock) {
             synchronized (this) {
                 segment.force(false);
                 forced = written;
-                    old = segment;
+                old = segment;
                 segment = created;
                 number = next;
                 writtenInSegment = written;
+                segmentBytes = 0;
             }
         }
         old.close();

@@ -14,9 +14,9 @@ import org.slf4j.LoggerFactory;
  * Keeps {@code ledger.mv.db} near the size of its live data while the ledger writes. H2 writes copy-on-write: every
  * commit writes the pages it changed as a new chunk, and the pages they replace die inside older chunks. A chunk's
  * space is reused only once every page in it is dead, so the live pages left in old chunks must be rewritten into new
- * ones. H2 does that from its background writer when its auto-compaction is on, but there it also moves chunks under
- * the store's lock, which held every call up for 0.3 to 0.7 s, so the ledger turns it off (H2Database's settings):
- * this does the rewriting on a schedule, a bounded amount at a time.
+ * ones. H2 does that from its background writer, which runs only with a write delay (0 here), and there it also moves
+ * chunks under the store's lock, which held every call up for 0.3 to 0.7 s with one (H2Database's settings): this
+ * does the rewriting on a schedule, a bounded amount at a time.
  *
  * <p>Each run, while the live share of all chunks is below {@link #TARGET_FILL_RATE}, rewrites up to {@link
  * #REWRITE_BYTES} of live pages taken from the chunks at least {@link #REWRITE_AGE_MS} old (any age past H2's retention

@@ -92,11 +92,16 @@ class ReceiptJournalTest {
             journal.append(List.of(batch(3, 4)));
         }
         Path segment = ReceiptJournal.segments(dir).get(0);
-        byte[] whole = Files.readAllBytes(segment);
         int first = ReceiptJournal.record(batch(0, 3)).length;
+        byte[] written = Files.readAllBytes(segment);
+        assertThat(written).hasSize(ReceiptJournal.PREALLOCATE_MIN);
+        byte[] whole = java.util.Arrays.copyOf(written, first + ReceiptJournal.record(batch(3, 4)).length);
 
         for (int cut = first; cut < whole.length; cut += 7) {
+            // Torn at the end of the file, and torn inside the zeros written in advance.
             Files.write(segment, java.util.Arrays.copyOf(whole, cut));
+            assertSame(ReceiptJournal.read(dir, ""), List.of(batch(0, 3)));
+            Files.write(segment, java.util.Arrays.copyOf(java.util.Arrays.copyOf(whole, cut), written.length));
             assertSame(ReceiptJournal.read(dir, ""), List.of(batch(0, 3)));
         }
         byte[] flipped = whole.clone();
@@ -107,6 +112,47 @@ class ReceiptJournalTest {
         byte[] zeros = java.util.Arrays.copyOf(whole, whole.length + 4096);
         Files.write(segment, zeros);
         assertSame(ReceiptJournal.read(dir, ""), List.of(batch(0, 3), batch(3, 4)));
+
+        // The open after such a stop starts a segment of zeros after the torn one: not a later segment with records.
+        Files.write(segment, java.util.Arrays.copyOf(whole, whole.length - 5));
+        try (ReceiptJournal journal = ReceiptJournal.open(dir, "")) {
+            assertThat(ReceiptJournal.segments(dir)).hasSize(2);
+            assertSame(ReceiptJournal.read(dir, ""), List.of(batch(0, 3)));
+        }
+    }
+
+    /**
+     * A segment is written with zeros before appends go to it, so that they write over blocks the file has: the file
+     * does not grow with them, and a rotation sizes the next segment after what the last one took.
+     */
+    @Test
+    void segmentsAreWrittenInAdvanceAndAppendsWriteOverTheirZeros() throws Exception {
+        try (ReceiptJournal journal = ReceiptJournal.open(dir, "")) {
+            Path first = ReceiptJournal.segments(dir).get(0);
+            assertThat(Files.size(first)).isEqualTo(ReceiptJournal.PREALLOCATE_MIN);
+            journal.append(List.of(batch(0, 64)));
+            journal.append(List.of(batch(64, 1)));
+            assertThat(Files.size(first)).isEqualTo(ReceiptJournal.PREALLOCATE_MIN);
+            assertSame(ReceiptJournal.read(dir, ""), List.of(batch(0, 64), batch(64, 1)));
+
+            // A rotation that failed after creating the next segment left zeros in it: the next one uses it.
+            Path next = dir.resolve(ReceiptJournal.PREFIX + 2);
+            Files.write(next, new byte[4096]);
+            journal.rotate();
+            assertThat(Files.size(next)).isEqualTo(ReceiptJournal.PREALLOCATE_MIN);
+            journal.append(List.of(batch(65, 2)));
+            assertSame(ReceiptJournal.read(dir, ""), List.of(batch(0, 64), batch(64, 1), batch(65, 2)));
+
+            // A segment with anything else in it is not one this journal left: it is never written over.
+            Path taken = dir.resolve(ReceiptJournal.PREFIX + 3);
+            Files.write(taken, new byte[] {0, 0, 1});
+            assertThatThrownBy(journal::rotate).isInstanceOf(java.nio.file.FileAlreadyExistsException.class);
+            assertThat(Files.readAllBytes(taken)).containsExactly(0, 0, 1);
+            Files.delete(taken);
+        }
+        assertThat(ReceiptJournal.preallocation(0)).isEqualTo(ReceiptJournal.PREALLOCATE_MIN);
+        assertThat(ReceiptJournal.preallocation(3 << 20)).isEqualTo(4 << 20);
+        assertThat(ReceiptJournal.preallocation(1L << 40)).isEqualTo(ReceiptJournal.PREALLOCATE_MAX);
     }
 
     @Test
@@ -118,7 +164,7 @@ class ReceiptJournalTest {
         }
         Path older = ReceiptJournal.segments(dir).get(0);
         byte[] bytes = Files.readAllBytes(older);
-        bytes[bytes.length - 3] ^= 0x20;
+        bytes[ReceiptJournal.record(batch(0, 3)).length - 3] ^= 0x20;
         Files.write(older, bytes);
         assertThatThrownBy(() -> ReceiptJournal.read(dir, ""))
                 .isInstanceOf(IOException.class)
