@@ -51,14 +51,16 @@ public final class ReceiptJournal implements AutoCloseable {
     private static final int MAX_RECORD = 64 << 20;
     private static final int HEADER = 8;
     /**
-     * The size a new segment is written to with zeros before appends go to it, at least: an append then writes over
-     * blocks the file already has, and its {@code fdatasync} has no file size to record (appending at the end of a
-     * file cost about twice as much per forced write here: benchmarks.md, section 5).
+     * The size a new segment is written to with zeros before appends go to it, at least, and the unit it is rounded
+     * to: an append then writes over blocks the file already has, and its {@code fdatasync} has no file size to record
+     * (appending at the end of a file cost about twice as much per forced write here: benchmarks.md, section 5). Small,
+     * so that a ledger with a trickle of receipts, which still starts a segment every checkpoint, writes little more
+     * than them.
      */
-    static final int PREALLOCATE_MIN = 1 << 20;
+    static final int PREALLOCATE_MIN = 64 << 10;
     /** The most a new segment is written to in advance; appends past it grow the file as before. */
     static final int PREALLOCATE_MAX = 32 << 20;
-    private static final int ZEROS = 64 << 10;
+    private static final int ZEROS = PREALLOCATE_MIN;
 
     /** One entry of the log as it was inserted: what {@link LedgerLog#replay} inserts again. */
     public record Entry(long position, String receiptId, long prev, byte[] line, byte[] document) {

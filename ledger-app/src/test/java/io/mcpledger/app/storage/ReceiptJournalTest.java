@@ -151,7 +151,8 @@ class ReceiptJournalTest {
             Files.delete(taken);
         }
         assertThat(ReceiptJournal.preallocation(0)).isEqualTo(ReceiptJournal.PREALLOCATE_MIN);
-        assertThat(ReceiptJournal.preallocation(3 << 20)).isEqualTo(4 << 20);
+        assertThat(ReceiptJournal.preallocation(3 << 20)).isEqualTo((3 << 20) + (3 << 18));
+        assertThat(ReceiptJournal.preallocation(100_000)).isEqualTo(2 * ReceiptJournal.PREALLOCATE_MIN);
         assertThat(ReceiptJournal.preallocation(1L << 40)).isEqualTo(ReceiptJournal.PREALLOCATE_MAX);
     }
 
