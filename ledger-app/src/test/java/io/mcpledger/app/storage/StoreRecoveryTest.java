@@ -43,21 +43,20 @@ class StoreRecoveryTest {
 
     @Test
     void aForceRecordsTheNewestChunkInTheMarker() throws Exception {
-        MVStore store = open();
-        store.openMap("data").put(0, "zero");
-        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store, new StoreGate(() -> null));
-        StoreRecovery.ForcedChunk first = StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER));
+        MVStore store = openWithZero();
+        StoreRecovery.Marker marker = markOpen(store);
+        StoreRecovery.ForcedChunk first = recorded();
         MVMap<Integer, String> map = store.openMap("data");
         map.put(1, "one");
         marker.force();
 
-        StoreRecovery.ForcedChunk second = StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER));
+        StoreRecovery.ForcedChunk second = recorded();
         assertThat(second.sequence()).isEqualTo(first.sequence() + 1);
         assertThat(second.version()).isEqualTo(store.getCurrentVersion());
         assertThat(second.id()).isGreaterThan(first.id());
 
         marker.force(); // nothing new: no new record
-        assertThat(StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER))).isEqualTo(second);
+        assertThat(recorded()).isEqualTo(second);
 
         marker.close();
         assertThat(Files.size(state.resolve(StoreRecovery.MARKER))).as("the record is gone at the close").isZero();
@@ -71,10 +70,9 @@ class StoreRecoveryTest {
      */
     @Test
     void aForceWaitsForTheChunkH2sWriterHasTakenButNotWritten() throws Exception {
-        MVStore store = open();
-        store.openMap("data").put(0, "zero");
-        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store, new StoreGate(() -> null));
-        StoreRecovery.ForcedChunk before = StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER));
+        MVStore store = openWithZero();
+        StoreRecovery.Marker marker = markOpen(store);
+        StoreRecovery.ForcedChunk before = recorded();
         store.setAutoCommitDelay(5);
         ThreadPoolExecutor writer = (ThreadPoolExecutor) H2Internals.field(FileStore.class, "bufferSaveExecutor")
                 .get(store.getFileStore());
@@ -103,8 +101,8 @@ class StoreRecoveryTest {
             release.join();
         }
 
-        StoreRecovery.ForcedChunk recorded = StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER));
-        assertThat(recorded.version()).as("recorded after %s", before).isGreaterThanOrEqualTo(taken);
+        StoreRecovery.ForcedChunk after = recorded();
+        assertThat(after.version()).as("recorded after %s", before).isGreaterThanOrEqualTo(taken);
         PowerCutFileSystem.kill();
         abandon(store, marker);
         PowerCutFileSystem.install();
@@ -117,13 +115,13 @@ class StoreRecoveryTest {
     @Test
     void aTornRecordLeavesTheOneBefore() throws Exception {
         MVStore store = open();
-        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store, new StoreGate(() -> null));
+        StoreRecovery.Marker marker = markOpen(store);
         store.openMap("data").put(1, "one");
         marker.force();
-        StoreRecovery.ForcedChunk before = StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER));
+        StoreRecovery.ForcedChunk before = recorded();
         store.openMap("data").put(2, "two");
         marker.force();
-        StoreRecovery.ForcedChunk last = StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER));
+        StoreRecovery.ForcedChunk last = recorded();
         marker.close();
         store.close();
 
@@ -135,7 +133,7 @@ class StoreRecoveryTest {
             file.write(ByteBuffer.wrap(whole), (before.sequence() % 2) * 4096);
             file.write(ByteBuffer.wrap(torn), (last.sequence() % 2) * 4096);
         }
-        assertThat(StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER))).isEqualTo(before);
+        assertThat(recorded()).isEqualTo(before);
     }
 
     /**
@@ -147,7 +145,7 @@ class StoreRecoveryTest {
     void theRecoveryOpensTheRecordedVersionWholeWhateverCameAfterIt() throws Exception {
         MVStore store = open();
         store.setRetentionTime(0);
-        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store, new StoreGate(() -> null));
+        StoreRecovery.Marker marker = markOpen(store);
         MVMap<Integer, String> map = store.openMap("data");
         for (int i = 0; i < 2_000; i++) {
             map.put(i, "v1-" + i + "-" + "x".repeat(1000));
@@ -194,7 +192,7 @@ class StoreRecoveryTest {
     void chunksThatWereDeadInTheRecordedVersionMayBeOverwrittenAfterIt() throws Exception {
         MVStore store = open();
         store.setRetentionTime(300);
-        StoreRecovery.Marker marker = StoreRecovery.markOpen(state, FS, store, new StoreGate(() -> null));
+        StoreRecovery.Marker marker = markOpen(store);
         MVMap<Integer, String> map = store.openMap("data");
         for (int round = 0; round < 3; round++) {
             for (int i = 0; i < 300; i++) {
@@ -272,6 +270,22 @@ class StoreRecoveryTest {
             assertThat(rs.next()).isTrue();
             assertThat(rs.getInt(1)).isEqualTo(7);
         }
+    }
+
+    private StoreRecovery.Marker markOpen(MVStore store) throws StorageException {
+        return StoreRecovery.markOpen(state, FS, store, new StoreGate(() -> null));
+    }
+
+    /** The newest record in the marker. */
+    private StoreRecovery.ForcedChunk recorded() throws StorageException {
+        return StoreRecovery.readRecord(FS + state.resolve(StoreRecovery.MARKER));
+    }
+
+    /** A new store whose map {@code data} holds 0 = zero, not yet written. */
+    private MVStore openWithZero() {
+        MVStore store = open();
+        store.openMap("data").put(0, "zero");
+        return store;
     }
 
     private MVStore open() {
