@@ -124,11 +124,7 @@ public final class ReceiptJournal implements AutoCloseable {
         for (Path file : segments(directory)) {
             byte[] bytes;
             try (FileChannel channel = FilePath.get(fileSystem + file).open("r")) {
-                bytes = new byte[Math.toIntExact(channel.size())];
-                ByteBuffer buffer = ByteBuffer.wrap(bytes);
-                while (buffer.hasRemaining() && channel.read(buffer) >= 0) {
-                    // read on
-                }
+                bytes = FileChannels.read(channel, 0, Math.toIntExact(channel.size()));
             }
             if (tornIn != null && !zeroFrom(bytes, 0)) {
                 throw new IOException("the journal " + tornIn + " ends in a damaged record but a later segment, " + file
@@ -278,10 +274,7 @@ public final class ReceiptJournal implements AutoCloseable {
         try {
             ByteBuffer zeros = ByteBuffer.allocate(ZEROS);
             for (long at = 0; at < size; at += ZEROS) {
-                zeros.clear().limit((int) Math.min(ZEROS, size - at));
-                while (zeros.hasRemaining()) {
-                    opened.write(zeros, at + zeros.position());
-                }
+                FileChannels.write(opened, at, zeros.clear().limit((int) Math.min(ZEROS, size - at)));
             }
             opened.force(true);
             try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {

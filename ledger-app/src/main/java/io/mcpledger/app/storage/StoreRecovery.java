@@ -235,7 +235,7 @@ final class StoreRecovery {
             try (FileChannel file = FilePath.get(storeFile).open("rw")) {
                 HashMap<String, Object> header = probe.header;
                 header.put("clean", 1);
-                write(file, 0, storeHeader(header));
+                FileChannels.write(file, 0, storeHeader(header));
                 file.force(true);
             }
             return new Recovered(forced, false);
@@ -451,7 +451,7 @@ final class StoreRecovery {
         try (FileChannel file = FilePath.get(marker).open("r")) {
             ForcedChunk newest = null;
             for (long at = 0; at + BLOCK <= file.size() && at < 2 * BLOCK; at += BLOCK) {
-                ForcedChunk record = ForcedChunk.parse(read(file, at, BLOCK));
+                ForcedChunk record = ForcedChunk.parse(FileChannels.read(file, at, BLOCK));
                 if (record != null && (newest == null || record.sequence() > newest.sequence())) {
                     newest = record;
                 }
@@ -505,7 +505,7 @@ final class StoreRecovery {
     static boolean closedCleanly(String storeFile) {
         try (FileChannel file = FilePath.get(storeFile).open("rw")) {
             file.force(true);
-            HashMap<String, Object> header = newestStoreHeader(read(file, 0, 2 * BLOCK));
+            HashMap<String, Object> header = newestStoreHeader(FileChannels.read(file, 0, 2 * BLOCK));
             return header != null && "1".equals(header.get("clean"));
         } catch (IOException | RuntimeException e) {
             return false;
@@ -566,7 +566,7 @@ final class StoreRecovery {
                 store.deregisterVersionUsage(next);
                 return;
             }
-            write(file, (newest.sequence() % 2) * BLOCK, ByteBuffer.wrap(newest.slot()));
+            FileChannels.write(file, (newest.sequence() % 2) * BLOCK, ByteBuffer.wrap(newest.slot()));
             file.force(false);
             recorded = newest;
             sequence = newest.sequence();
@@ -666,22 +666,6 @@ final class StoreRecovery {
             return chunk == null ? null : new ForcedChunk(sequence, chunk.id, chunk.block, chunk.len, chunk.version);
         } catch (IllegalAccessException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    private static byte[] read(FileChannel file, long at, int length) throws IOException {
-        ByteBuffer buffer = ByteBuffer.allocate(length);
-        while (buffer.hasRemaining()) {
-            if (file.read(buffer, at + buffer.position()) < 0) {
-                break;
-            }
-        }
-        return buffer.array();
-    }
-
-    private static void write(FileChannel file, long at, ByteBuffer bytes) throws IOException {
-        while (bytes.hasRemaining()) {
-            file.write(bytes, at + bytes.position());
         }
     }
 }
