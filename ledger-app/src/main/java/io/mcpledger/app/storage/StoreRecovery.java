@@ -546,7 +546,7 @@ final class StoreRecovery {
 
         /**
          * A forced write that a recovery can find: writes what the store holds unwritten, waits for the chunks H2's
-         * background writer has taken but not yet written ({@link #writeAll}), and takes the newest chunk,
+         * background writer has taken but not yet written ({@link #awaitPendingSaves}), and takes the newest chunk,
          * all while no call changes the store ({@link StoreGate}), so that the recorded version holds every commit
          * before it and no transaction in part; then forces the file, records that chunk and forces the marker. The
          * version current before the write stays registered (so H2 overwrites none of the chunks the recorded version
@@ -554,11 +554,13 @@ final class StoreRecovery {
          */
         synchronized void force() throws IOException {
             MVStore.TxCounter next = store.registerVersionUsage();
-            // Once while the calls go on, so that the exclusive section writes only what they changed meanwhile:
-            // with a write delay, up to that long of commits would otherwise be written while they wait.
-            writeAll(store);
             ForcedChunk newest = gate.exclusive(() -> {
-                writeAll(store);
+                // A store running when this began (housekeeping's) may have taken the maps before the last calls
+                // changed them; what it missed is unsaved, and written here.
+                for (int i = 0; i < 3 && (i == 0 || store.hasUnsavedChanges()); i++) {
+                    store.commit();
+                }
+                awaitPendingSaves(store);
                 return newestChunk(store, sequence + 1);
             });
             store.sync();
@@ -610,19 +612,6 @@ final class StoreRecovery {
                 // Its record was forced when written; nothing in the channel is pending.
             }
         }
-    }
-
-    /**
-     * Writes what the store holds unwritten and waits until every chunk taken before is written: {@code lastChunk} then
-     * holds every change made before the call.
-     */
-    private static void writeAll(MVStore store) throws IOException {
-        // A store running when this began (housekeeping's) may have taken the maps before the last calls changed them;
-        // what it missed is unsaved, and written here.
-        for (int i = 0; i < 3 && (i == 0 || store.hasUnsavedChanges()); i++) {
-            store.commit();
-        }
-        awaitPendingSaves(store);
     }
 
     /**
