@@ -1,6 +1,7 @@
 package io.mcpledger.app.metrics;
 
 import io.mcpledger.app.engine.LedgerEngine;
+import io.mcpledger.app.storage.StoreFile;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -79,6 +80,17 @@ public final class LedgerMetrics {
         Gauge.builder("ledger.sessions.active", ledger, l -> l.projector().activeSessions())
                 .description("Sessions initialized or resumed and not yet deleted or expired")
                 .register(registry);
+        StoreFile file = ledger.database().storeFile();
+        if (file != null) {
+            Gauge.builder("ledger.store.file", file, StoreFile::bytes)
+                    .description("Length of the embedded store's file (ledger.mv.db); absent on PostgreSQL")
+                    .baseUnit("bytes")
+                    .register(registry);
+            Gauge.builder("ledger.store.live.percent", file, StoreFile::livePercent)
+                    .description("Share of the embedded store's file that live pages fill; the rest is dead pages"
+                            + " housekeeping rewrites and space new chunks reuse")
+                    .register(registry);
+        }
         // The JVM's own count, exact at each scrape; Micrometer's jvm_gc_memory_allocated_bytes_total is summed at
         // each collection from the heap's size before and after it, which with ZGC depends on the heap's size.
         if (ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads

@@ -22,6 +22,7 @@ import javax.sql.DataSource;
 import org.h2.api.ErrorCode;
 import org.h2.engine.SessionLocal;
 import org.h2.jdbc.JdbcConnection;
+import org.h2.mvstore.FileStore;
 import org.h2.mvstore.MVStore;
 import org.h2.mvstore.MVStoreException;
 import org.slf4j.Logger;
@@ -333,6 +334,26 @@ public final class H2Database implements LedgerDatabase {
     private static String firstLine(String message) {
         int newline = message.indexOf('\n');
         return (newline < 0 ? message : message.substring(0, newline)).strip();
+    }
+
+    /** {@code ledger.mv.db}: its length, and the share of it that live pages fill, read from H2 when asked. */
+    @Override
+    public StoreFile storeFile() {
+        return new StoreFile() {
+            @Override
+            public long bytes() {
+                return store.isClosed() ? 0 : store.getFileStore().size();
+            }
+
+            @Override
+            public int livePercent() {
+                if (store.isClosed()) {
+                    return 0;
+                }
+                FileStore<?> file = store.getFileStore();
+                return file.getChunksFillRate() * file.getFillRate() / 100;
+            }
+        };
     }
 
     /**

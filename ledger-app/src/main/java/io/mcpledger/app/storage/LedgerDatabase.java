@@ -28,6 +28,14 @@ public interface LedgerDatabase extends AutoCloseable {
     /** True once nothing more can be stored until a restart. */
     boolean failed();
 
+    /**
+     * The embedded store's file as it stands, where the ledger writes one (H2), for {@code GET /metrics}; null on
+     * PostgreSQL, whose server keeps its own.
+     */
+    default StoreFile storeFile() {
+        return null;
+    }
+
     /** Megabytes of pages the database keeps in memory, where the ledger sets it (H2); elsewhere nothing. */
     void pageCache(int megabytes);
 

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mcpledger.app.http.HttpLedger.Reply;
 import io.mcpledger.app.testing.TestDatabases;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
@@ -61,8 +63,16 @@ class MetricsHttpTest {
             assertThat(delta(before, after, "ledger_commit_batch_duration_seconds_count")).isEqualTo(8);
             if (database == TestDatabases.Kind.H2) {
                 assertThat(delta(before, after, "ledger_forced_write_duration_seconds_count")).isPositive();
+                // The store's file as H2 knows it, against its length on the disk read just after the scrape
+                // (housekeeping may have written or given back a little meanwhile).
+                long onDisk = Files.size(state.resolve("ledger.mv.db"));
+                assertThat(after.get("ledger_store_file_bytes")).isPositive()
+                        .isCloseTo((double) onDisk, Percentage.withPercentage(25));
+                assertThat(after.get("ledger_store_live_percent")).isBetween(1.0, 100.0);
             } else {
                 assertThat(after).doesNotContainKey("ledger_forced_write_duration_seconds_count");
+                assertThat(after).doesNotContainKey("ledger_store_file_bytes");
+                assertThat(after).doesNotContainKey("ledger_store_live_percent");
             }
             assertThat(after.get("ledger_commit_batches_redecided_total")).isZero();
             assertThat(after.get("ledger_sessions_active")).isEqualTo(1);
