@@ -80,15 +80,18 @@ public final class LedgerMetrics {
         Gauge.builder("ledger.sessions.active", ledger, l -> l.projector().activeSessions())
                 .description("Sessions initialized or resumed and not yet deleted or expired")
                 .register(registry);
+        // Held strongly: Micrometer holds a gauge's object weakly, and nothing else holds this one.
         StoreFile file = ledger.database().storeFile();
         if (file != null) {
             Gauge.builder("ledger.store.file", file, StoreFile::bytes)
                     .description("Length of the embedded store's file (ledger.mv.db); absent on PostgreSQL")
                     .baseUnit("bytes")
+                    .strongReference(true)
                     .register(registry);
             Gauge.builder("ledger.store.live.percent", file, StoreFile::livePercent)
                     .description("Share of the embedded store's file that live pages fill; the rest is dead pages"
                             + " housekeeping rewrites and space new chunks reuse")
+                    .strongReference(true)
                     .register(registry);
         }
         // The JVM's own count, exact at each scrape; Micrometer's jvm_gc_memory_allocated_bytes_total is summed at
