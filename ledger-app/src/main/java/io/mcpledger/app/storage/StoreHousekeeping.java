@@ -19,9 +19,10 @@ import org.slf4j.LoggerFactory;
  * does the rewriting on a schedule, a bounded amount at a time.
  *
  * <p>Each run, while the live share of all chunks is below {@link #TARGET_FILL_RATE}, rewrites up to {@link
- * #REWRITE_BYTES} of live pages taken from the chunks at least {@link #REWRITE_AGE_MS} old (any age past H2's retention
- * time while the file's live share is under {@link #LIVE_SHARE_FLOOR}) that are at most as full as that average (the
- * sparsest, oldest first), frees the chunks that died, and forces the write like any commit. It calls the same internal
+ * #REWRITE_BYTES} of live pages taken from the chunks at least {@link #REWRITE_AGE_MS} old that are at most as full as
+ * that average (the sparsest, oldest first), frees the chunks that died, and forces the write like any commit. While
+ * the file's live share is under {@link #LIVE_SHARE_FLOOR} it is behind: a run then takes chunks of any age past H2's
+ * retention time, up to {@link #REWRITE_BYTES_BEHIND}. It calls the same internal
  * method H2's background writer calls with these arguments ({@code FileStore.rewriteChunks(writeLimit,
  * targetFillRate)}, under the store's lock): the public {@code MVStore.compact(targetFillRate, write)} passes a chunk
  * fill limit of 100, so it rewrote old chunks that were almost entirely live, and the file stayed at about half live
@@ -38,6 +39,15 @@ final class StoreHousekeeping {
     static final int TARGET_FILL_RATE = 90;
     /** Live bytes one run rewrites at most: a run holds H2's store lock, and commits wait for it meanwhile. */
     static final int REWRITE_BYTES = 4 << 20;
+    /**
+     * Live bytes one run rewrites at most while the file's live share is under {@link #LIVE_SHARE_FLOOR}. {@link
+     * #REWRITE_BYTES} a run could not keep up with a saturated ledger: at 5,000 admissions/s the live share stayed
+     * near 55 to 60% and the file at 1,700 bytes per receipt, over contract section 13's bound, where this brought
+     * it to 1,300 to 1,340 (benchmarks.md, section 8). Up to four rewrites of {@link #REWRITE_BYTES} a run, each
+     * committed before the next, did not (1,727 in one run): likely because the next rewrite found the chunks the one
+     * before had emptied not yet counted as dead, and took them again (not confirmed).
+     */
+    static final int REWRITE_BYTES_BEHIND = 16 << 20;
     /**
      * How old a chunk must be before a run rewrites its live pages, in milliseconds. A chunk a commit wrote a moment
      * ago is mostly pages the next commits write again (the log's last leaf, H2's own layout), so rewriting it is work
@@ -67,6 +77,8 @@ final class StoreHousekeeping {
     private final MVStore store;
     private final ForcedWrites forcedWrites;
     private final int rewriteAgeMs;
+    private final int rewriteBytes;
+    private final int rewriteBytesBehind;
 
     /** Housekeeping as the ledger runs it: chunks are rewritten from {@link #REWRITE_AGE_MS} on. */
     StoreHousekeeping(MVStore store, ForcedWrites forcedWrites) {
@@ -75,9 +87,17 @@ final class StoreHousekeeping {
 
     /** Housekeeping that rewrites chunks from {@code rewriteAgeMs} on (tests: 0, so that no clock is measured). */
     StoreHousekeeping(MVStore store, ForcedWrites forcedWrites, int rewriteAgeMs) {
+        this(store, forcedWrites, rewriteAgeMs, REWRITE_BYTES, REWRITE_BYTES_BEHIND);
+    }
+
+    /** Housekeeping whose runs rewrite at most {@code rewriteBytes}, or {@code rewriteBytesBehind} while behind. */
+    StoreHousekeeping(MVStore store, ForcedWrites forcedWrites, int rewriteAgeMs, int rewriteBytes,
+            int rewriteBytesBehind) {
         this.store = store;
         this.forcedWrites = forcedWrites;
         this.rewriteAgeMs = rewriteAgeMs;
+        this.rewriteBytes = rewriteBytes;
+        this.rewriteBytesBehind = rewriteBytesBehind;
     }
 
     /** One run; failures are logged and the next run tries again. */
@@ -98,7 +118,8 @@ final class StoreHousekeeping {
             // The live share of the whole file: live bytes of the chunks over their space, times the chunks' space
             // over the file's. While it is high enough for the contract's bytes per receipt, only chunks older than
             // the rewrite age are rewritten; under it, any chunk older than the store's retention time.
-            int age = fill * file.getFillRate() / 100 < LIVE_SHARE_FLOOR ? 0 : rewriteAgeMs;
+            boolean behind = fill * file.getFillRate() / 100 < LIVE_SHARE_FLOOR;
+            int age = behind ? 0 : rewriteAgeMs;
             Callable<Boolean> rewrite = () -> {
                 // H2 picks only chunks older than its retention time: the store's is short so that dead chunks are
                 // reused soon, and younger chunks still hold pages the next commits replace anyway.
@@ -106,7 +127,7 @@ final class StoreHousekeeping {
                 file.setRetentionTime(Math.max(retention, age));
                 boolean rewrote;
                 try {
-                    rewrote = (Boolean) REWRITE_CHUNKS.invoke(file, REWRITE_BYTES, fill);
+                    rewrote = (Boolean) REWRITE_CHUNKS.invoke(file, behind ? rewriteBytesBehind : rewriteBytes, fill);
                 } finally {
                     file.setRetentionTime(retention);
                 }

@@ -20,6 +20,9 @@ class StoreHousekeepingTest {
     private static final int ROWS_PER_COMMIT = 8;
     private static final int ROW_BYTES = 700;
     private static final int SESSIONS = 200;
+    /** Larger commits and fewer rows written again: a file rewritten in part, whose live share is over the floor. */
+    private static final int AHEAD_ROWS_PER_COMMIT = 400;
+    private static final double AHEAD_REWRITES = 0.1;
 
     @TempDir
     Path dir;
@@ -34,6 +37,85 @@ class StoreHousekeepingTest {
         assertThat(withHousekeeping).as("bytes per row with housekeeping (%.0f without)", without)
                 .isLessThan(1.6 * ROW_BYTES);
         assertThat(without).as("bytes per row without housekeeping").isGreaterThan(2 * withHousekeeping);
+    }
+
+    /**
+     * A file whose live share is under the floor is behind, and a run then rewrites up to the larger amount; a file
+     * above it, only up to the usual one. Each file is written twice from the same writes, and the copies are kept
+     * with different amounts for when behind: what one run leaves to write shows which amount it used. (Their live
+     * shares may differ by a point: H2 frees dead chunks by the clock.)
+     */
+    @Test
+    void aRunRewritesMoreWhileTheFileIsBehind() throws Exception {
+        int bite = 64 << 10;
+        Sparse behindSmall = sparseStore(dir.resolve("behind-small.mv.db"), 3, ROWS_PER_COMMIT);
+        Sparse behindLarge = sparseStore(dir.resolve("behind-large.mv.db"), 3, ROWS_PER_COMMIT);
+        Sparse aheadSmall = sparseStore(dir.resolve("ahead-small.mv.db"), AHEAD_REWRITES, AHEAD_ROWS_PER_COMMIT);
+        Sparse aheadLarge = sparseStore(dir.resolve("ahead-large.mv.db"), AHEAD_REWRITES, AHEAD_ROWS_PER_COMMIT);
+        try {
+            assertThat(behindSmall.liveShare()).as("the live share of the sparse file")
+                    .isLessThan(StoreHousekeeping.LIVE_SHARE_FLOOR);
+            assertThat(behindLarge.liveShare()).isLessThan(StoreHousekeeping.LIVE_SHARE_FLOOR);
+            assertThat(aheadSmall.store.getFileStore().getChunksFillRate()).as("the chunks' live share")
+                    .isLessThan(StoreHousekeeping.TARGET_FILL_RATE);
+            assertThat(aheadSmall.liveShare()).as("the live share of the file rewritten in part")
+                    .isGreaterThanOrEqualTo(StoreHousekeeping.LIVE_SHARE_FLOOR);
+            assertThat(aheadLarge.liveShare()).isGreaterThanOrEqualTo(StoreHousekeeping.LIVE_SHARE_FLOOR);
+            int behindRewrote = rewritten(behindSmall, bite, bite);
+            int behindRewroteMore = rewritten(behindLarge, bite, 4 * bite);
+            int aheadRewrote = rewritten(aheadSmall, bite, bite);
+            int aheadRewroteMore = rewritten(aheadLarge, bite, 4 * bite);
+            System.out.printf("memory of the pages one run rewrote: behind %d, or %d with four times the amount;"
+                    + " ahead %d and %d%n", behindRewrote, behindRewroteMore, aheadRewrote, aheadRewroteMore);
+            assertThat(behindRewrote).isPositive();
+            assertThat(behindRewroteMore).isGreaterThan(2 * behindRewrote);
+            assertThat(aheadRewrote).isPositive();
+            assertThat(aheadRewroteMore).isLessThan(2 * aheadRewrote);
+        } finally {
+            for (Sparse s : new Sparse[] {behindSmall, behindLarge, aheadSmall, aheadLarge}) {
+                s.store.close(0);
+            }
+        }
+    }
+
+    /** One run with these amounts; the memory of the pages it rewrote, which nothing has written yet. */
+    private static int rewritten(Sparse file, int rewriteBytes, int rewriteBytesBehind) {
+        assertThat(file.store.hasUnsavedChanges()).isFalse();
+        new StoreHousekeeping(file.store, ForcedWrites.never(), 0, rewriteBytes, rewriteBytesBehind).run();
+        return file.store.getUnsavedMemory();
+    }
+
+    /** A store written sparse. */
+    private record Sparse(MVStore store) {
+        int liveShare() {
+            return store.getFileStore().getChunksFillRate() * store.getFileStore().getFillRate() / 100;
+        }
+    }
+
+    /**
+     * Rows of receipt size written in small commits, then {@code rewrites} times as many written again at random
+     * positions among them: the more, the more of the first chunks is dead.
+     */
+    private static Sparse sparseStore(Path file, double rewrites, int rowsPerCommit) {
+        Random random = new Random(17);
+        MVStore store = new MVStore.Builder().fileName(file.toString()).autoCommitDisabled().open();
+        store.setRetentionTime(0);
+        MVMap<Long, byte[]> log = store.openMap("log");
+        int rows = 4_000;
+        for (long position = 0; position < rows; position++) {
+            log.put(position, new byte[ROW_BYTES]);
+            if (position % rowsPerCommit == 0) {
+                store.commit();
+            }
+        }
+        for (int i = 0; i < rewrites * rows; i++) {
+            log.put((long) random.nextInt(rows), new byte[ROW_BYTES]);
+            if (i % rowsPerCommit == 0) {
+                store.commit();
+            }
+        }
+        store.commit();
+        return new Sparse(store);
     }
 
     private static double bytesPerRow(Path file, boolean housekeeping) throws Exception {
