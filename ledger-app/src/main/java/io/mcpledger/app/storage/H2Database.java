@@ -57,7 +57,8 @@ public final class H2Database implements LedgerDatabase {
      * journal alone, gave nothing; 50 and 100 ms took less CPU but made the file outgrow contract section 13's bound
      * (1,525 to 1,576 bytes per receipt after three minutes: chunks that large no longer fit the space dead ones
      * leave), 20 ms kept it under after three minutes (1,226 to 1,493) but not after ten (1,738 against 1,475 with
-     * 0, the same evening), while taking p99 at 1,000/s from 21.9 to 9.7 ms and 18% of the CPU per admission. So 0,
+     * 0, the same evening; in a second pair, 1,210 against 1,191 to 1,383), while taking p99 at 1,000/s from 21.9 to
+     * 9.7 ms and 18% of the CPU per admission. So 0,
      * until the file stays under the bound with a delay. A delay is safe for the journal: with one H2's background
      * thread saves chunks through its own executors, after the store has moved on to the next version, and a forced
      * write waits for the saves pending when it takes its chunk ({@link StoreRecovery.Marker#force}); without that

@@ -59,11 +59,13 @@ final class StoreHousekeeping {
     /**
      * The live share of the whole file, in percent, under which runs rewrite young chunks too. Contract section 13
      * bounds the file at a receipt plus 800 bytes per receipt, about 1,450 bytes for the typical 650-byte receipt, of
-     * which some 765 are live (the log's row and index, the tree's tiles, the projections: benchmarks.md, section 6): a
-     * live share of 53%. Rewriting only chunks older than {@link #REWRITE_AGE_MS} holds commits up less, but leaves a
-     * young file under load above the bound for minutes; rewriting younger chunks keeps it under, at twice the p99 at
-     * 1,000 admissions a second (benchmarks.md, section 8). So the young ones are rewritten only while the file needs
-     * it.
+     * which some 765 are live with outcomes beside the admissions (the log's row and index, the tree's tiles, the
+     * projections: benchmarks.md, section 6): a live share of 53%. With every call left pending about 950 bytes per
+     * 680-byte receipt are live, which needs 64% (benchmarks.md, section 8, "What the file is made of": such runs
+     * held 63 to 83% at 1,000/s; a floor that high is not measured yet). Rewriting only chunks older than {@link
+     * #REWRITE_AGE_MS} holds commits up less, but leaves a young file under load above the bound for minutes;
+     * rewriting younger chunks keeps it under, at twice the p99 at 1,000 admissions a second (benchmarks.md, section
+     * 8). So the young ones are rewritten only while the file needs it.
      */
     static final int LIVE_SHARE_FLOOR = 60;
 
