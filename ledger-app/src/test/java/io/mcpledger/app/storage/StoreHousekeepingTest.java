@@ -41,9 +41,9 @@ class StoreHousekeepingTest {
 
     /**
      * A file whose live share is under the floor is behind, and a run then rewrites up to the larger amount; a file
-     * above it, only up to the usual one. Each file is written twice from the same writes, and the copies are kept
-     * with different amounts for when behind: what one run leaves to write shows which amount it used. (Their live
-     * shares may differ by a point: H2 frees dead chunks by the clock.)
+     * above it, only up to the usual one. Each file is written twice the same way, and the run on each copy is given
+     * a different amount for when behind: what the run leaves unwritten shows which amount it used. (The copies' live
+     * shares may differ by a point, so each is checked on its own.)
      */
     @Test
     void aRunRewritesMoreWhileTheFileIsBehind() throws Exception {
@@ -93,8 +93,9 @@ class StoreHousekeepingTest {
     }
 
     /**
-     * Rows of receipt size written in small commits, then {@code rewrites} times as many written again at random
-     * positions among them: the more, the more of the first chunks is dead.
+     * Rows of receipt size written in commits of {@code rowsPerCommit}, then {@code rewrites} times as many written
+     * again at random positions among them: the smaller the commits and the more written again, the more of the
+     * chunks is dead.
      */
     private static Sparse sparseStore(Path file, double rewrites, int rowsPerCommit) {
         Random random = new Random(17);
