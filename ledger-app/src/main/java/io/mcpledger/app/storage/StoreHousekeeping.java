@@ -43,11 +43,13 @@ final class StoreHousekeeping {
      * Live bytes one run rewrites at most while the file's live share is under {@link #LIVE_SHARE_FLOOR}. {@link
      * #REWRITE_BYTES} a run could not keep up with a saturated ledger: at 5,000 admissions/s the live share stayed
      * near 55 to 60% and the file at 1,700 bytes per receipt, over contract section 13's bound, where this brought
-     * it to 1,300 to 1,340 (benchmarks.md, section 8). Up to four rewrites of {@link #REWRITE_BYTES} a run, each
-     * committed before the next, did not (1,727 in one run): likely because the next rewrite found the chunks the one
-     * before had emptied not yet counted as dead, and took them again (not confirmed).
+     * it to 1,293 and 1,310 (benchmarks.md, section 8). 16 MiB did as well for the file (1,300 to 1,336) but held
+     * commits up longer: seconds with p99 over 200 ms at that rate in two of three runs, none with this. Up to four
+     * rewrites of {@link #REWRITE_BYTES} a run, each committed before the next, did not help (1,727 in one run):
+     * likely because the next rewrite found the chunks the one before had emptied not yet counted as dead, and took
+     * them again (not confirmed).
      */
-    static final int REWRITE_BYTES_BEHIND = 16 << 20;
+    static final int REWRITE_BYTES_BEHIND = 8 << 20;
     /**
      * How old a chunk must be before a run rewrites its live pages, in milliseconds. A chunk a commit wrote a moment
      * ago is mostly pages the next commits write again (the log's last leaf, H2's own layout), so rewriting it is work
