@@ -49,6 +49,8 @@ class MetricsHttpTest {
             assertThat(ledger.call(session, "m-alice", "q3", "quote").assertStatus(200).json().path("reason")
                     .path("code").asText()).isEqualTo("capability_revoked");
 
+            // A collection before the scrape: a gauge whose object only Micrometer holds (weakly) would read NaN.
+            System.gc();
             Map<String, Double> after = scrape(ledger);
             assertThat(delta(before, after, "ledger_admissions_total")).isEqualTo(3);
             assertThat(delta(before, after, "ledger_refusals_total{reason=\"not_in_scope\"}")).isEqualTo(2);
