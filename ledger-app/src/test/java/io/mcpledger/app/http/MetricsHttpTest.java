@@ -6,6 +6,7 @@ import io.mcpledger.app.http.HttpLedger.Reply;
 import io.mcpledger.app.testing.TestDatabases;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -36,7 +37,9 @@ class MetricsHttpTest {
 
     @Test
     void theMetersCountWhatTheRequestsDid() throws Exception {
-        try (HttpLedger ledger = HttpLedger.start(database, state)) {
+        // Checkpoints only when the test integrates: the integrated size is then exactly what it last integrated.
+        try (HttpLedger ledger = HttpLedger.start(database, state, HttpLedger.PRICING_POLICY, 10_000,
+                Duration.ofHours(1))) {
             Map<String, Double> before = scrape(ledger);
             String session = ledger.initialize("m-alice");
             ledger.call(session, "m-alice", "q1", "quote").assertStatus(200);
