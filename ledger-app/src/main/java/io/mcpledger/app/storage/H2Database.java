@@ -352,7 +352,7 @@ public final class H2Database implements LedgerDatabase {
                     return 0;
                 }
                 FileStore<?> file = store.getFileStore();
-                return file.getChunksFillRate() * file.getFillRate() / 100;
+                return StoreHousekeeping.liveShare(file, file.getChunksFillRate());
             }
         };
     }

@@ -119,10 +119,9 @@ final class StoreHousekeeping {
             if (fill >= TARGET_FILL_RATE) {
                 return;
             }
-            // The live share of the whole file: live bytes of the chunks over their space, times the chunks' space
-            // over the file's. While it is high enough for the contract's bytes per receipt, only chunks older than
+            // While the file's live share is high enough for the contract's bytes per receipt, only chunks older than
             // the rewrite age are rewritten; under it, any chunk older than the store's retention time.
-            boolean behind = fill * file.getFillRate() / 100 < LIVE_SHARE_FLOOR;
+            boolean behind = liveShare(file, fill) < LIVE_SHARE_FLOOR;
             int age = behind ? 0 : rewriteAgeMs;
             Callable<Boolean> rewrite = () -> {
                 // H2 picks only chunks older than its retention time: the store's is short so that dead chunks are
@@ -149,6 +148,14 @@ final class StoreHousekeeping {
         } catch (IllegalAccessException | SQLException | RuntimeException e) {
             LOG.warn("H2 housekeeping failed; it is tried again: {}", e.toString());
         }
+    }
+
+    /**
+     * The share of the whole file, in percent, that live pages fill: {@code chunksFillRate} (H2's live share of the
+     * chunks, {@code getChunksFillRate()}, which walks every chunk) times the chunks' share of the file.
+     */
+    static int liveShare(FileStore<?> file, int chunksFillRate) {
+        return chunksFillRate * file.getFillRate() / 100;
     }
 
     /**

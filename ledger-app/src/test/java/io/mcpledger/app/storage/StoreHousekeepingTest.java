@@ -88,7 +88,7 @@ class StoreHousekeepingTest {
     /** A store written sparse. */
     private record Sparse(MVStore store) {
         int liveShare() {
-            return store.getFileStore().getChunksFillRate() * store.getFileStore().getFillRate() / 100;
+            return StoreHousekeeping.liveShare(store.getFileStore(), store.getFileStore().getChunksFillRate());
         }
     }
 
