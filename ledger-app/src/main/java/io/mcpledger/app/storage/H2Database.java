@@ -58,13 +58,12 @@ public final class H2Database implements LedgerDatabase {
      * (1,525 to 1,576 bytes per receipt after three minutes: chunks that large no longer fit the space dead ones
      * leave), 20 ms kept it under after three minutes (1,226 to 1,493) but not after ten (1,738 against 1,475 with
      * 0, the same evening; in a second pair, 1,210 against 1,191 to 1,383), while taking p99 at 1,000/s from 21.9 to
-     * 9.7 ms and 18% of the CPU per admission. So 0,
-     * until the file stays under the bound with a delay. A delay is safe for the journal: with one H2's background
-     * thread saves chunks through its own executors, after the store has moved on to the next version, and a forced
-     * write waits for the saves pending when it takes its chunk ({@link StoreRecovery.Marker#force}); without that
-     * wait it recorded an older chunk than the version holding the commits before it, and a checkpoint then dropped
-     * journal records that version lacked (PowerLossTest found a gap of 21 receipts; StoreRecoveryTest holds a save
-     * back).
+     * 9.7 ms and 18% of the CPU per admission. So 0, until the file stays under the bound with a delay. A delay is safe
+     * for the journal: with one H2's background thread saves chunks through its own executors, after the store has
+     * moved on to the next version, and a forced write waits for the saves pending when it takes its chunk ({@link
+     * StoreRecovery.Marker#force}); without that wait it recorded an older chunk than the version holding the commits
+     * before it, and a checkpoint then dropped journal records that version lacked (PowerLossTest found a gap of 21
+     * receipts; StoreRecoveryTest holds a save back).
      * AUTO_COMPACT_FILL_RATE=0: once WRITE_DELAY is not 0 H2's background
      * thread also compacts the file (moves and rewrites chunks under the store's lock), which held the store up for
      * 0.3 to 0.7 s; {@link StoreHousekeeping} rewrites chunks instead, a bounded amount at a time.
