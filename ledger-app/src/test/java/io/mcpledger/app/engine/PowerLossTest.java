@@ -9,6 +9,7 @@ import io.mcpledger.app.statedir.LoadedState;
 import io.mcpledger.app.statedir.StateDirectory;
 import io.mcpledger.app.storage.H2Database;
 import io.mcpledger.app.storage.PowerCutFileSystem;
+import io.mcpledger.app.testing.TestIo;
 import io.mcpledger.domain.crypto.LogKeys;
 import io.mcpledger.domain.log.CompactRange;
 import io.mcpledger.domain.log.Merkle;
@@ -105,6 +106,7 @@ class PowerLossTest {
         Files.createDirectories(state);
         new StateDirectory(state).init(null);
         List<Client> clients = null;
+        Path asCut = null;
         for (int cycle = 1; cycle <= CUTS; cycle++) {
             LoadedState loaded = new StateDirectory(state).load(null);
             LedgerEngine ledger;
@@ -116,19 +118,23 @@ class PowerLossTest {
                 ledger = LedgerEngine.start(loaded, RestartIsReplayTest.settings(state, policy), Clock.systemUTC(),
                         database);
             } catch (Exception e) {
-                return List.of("cycle " + cycle + ": the ledger cannot restart from what reached the disk: " + e);
+                return List.of("cycle " + cycle + ": the ledger cannot restart from what reached the disk: " + e
+                        + kept(asCut, cycle, forceCommits));
             }
             List<String> problems = check(ledger, loaded);
             if (!problems.isEmpty()) {
                 closeQuietly(ledger);
                 int cuts = cycle - 1;
-                return problems.stream().map(p -> "after cut " + cuts + ": " + p).toList();
+                String kept = kept(asCut, cycle, forceCommits);
+                return problems.stream().map(p -> "after cut " + cuts + ": " + p + kept).toList();
             }
             if (clients == null) {
                 clients = initialize(ledger);
             }
             loadThenCut(ledger, clients);
             closeQuietly(ledger);
+            // What the cut left stays in this directory: the next start works on the copy.
+            asCut = state;
             state = PowerCutFileSystem.restart(state, work.resolve("cycle-" + cycle));
         }
         LoadedState loaded = new StateDirectory(state).load(null);
@@ -138,6 +144,20 @@ class PowerLossTest {
         } catch (Exception e) {
             return List.of("the ledger cannot restart from what reached the disk: " + e);
         }
+    }
+
+    /**
+     * Keeps the files that a failing start or check began from, as the cut left them, under {@code target/} (the
+     * temporary directory goes with the test), and says where: a failure that needs the threads' timing may not come
+     * again with the same seed. Not for the harness's own test, whose ledger fails on purpose.
+     */
+    private static String kept(Path asCut, int cycle, boolean forceCommits) {
+        if (asCut == null || !forceCommits) {
+            return "";
+        }
+        Path kept = Path.of("target", "power-loss", "seed-" + SEED + "-cycle-" + cycle).toAbsolutePath();
+        TestIo.copyTree(asCut, kept);
+        return " (the files as the cut left them: " + kept + ")";
     }
 
     private List<Client> initialize(LedgerEngine ledger) {
