@@ -140,9 +140,12 @@ class PowerLossTest {
         LoadedState loaded = new StateDirectory(state).load(null);
         try (LedgerEngine ledger = LedgerEngine.start(loaded, RestartIsReplayTest.settings(state, policy),
                 Clock.systemUTC(), H2Database.open(state, H2Database.DEFAULT_POOL_SIZE, "", forceCommits))) {
-            return check(ledger, loaded);
+            List<String> problems = check(ledger, loaded);
+            String kept = problems.isEmpty() ? "" : kept(asCut, CUTS + 1, forceCommits);
+            return problems.stream().map(p -> p + kept).toList();
         } catch (Exception e) {
-            return List.of("the ledger cannot restart from what reached the disk: " + e);
+            return List.of("the ledger cannot restart from what reached the disk: " + e
+                    + kept(asCut, CUTS + 1, forceCommits));
         }
     }
 
