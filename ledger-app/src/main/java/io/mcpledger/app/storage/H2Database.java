@@ -52,22 +52,20 @@ public final class H2Database implements LedgerDatabase {
      * WRITE_DELAY: how long H2 holds committed changes before its background thread writes them to the file. H2 never
      * forces the file itself: the log's appends are made durable by the journal ({@link ReceiptJournal}) and every
      * other commit by {@link ForcedWrites#force}, which writes what the store holds unwritten itself. With 0 (the
-     * ledger's value until the journal) every commit wrote a chunk of H2's store from the committing thread; with 20 ms
-     * the chunks hold the commits of 20 ms. Measured at 1,000 admissions/s (benchmarks.md, section 8): 0, the journal
-     * alone, gave nothing; 50 and 100 ms took less CPU but made the file outgrow contract section 13's bound (1,525 to
-     * 1,576 bytes per receipt after three minutes: chunks that large no longer fit the space dead ones leave), 20 ms
-     * kept it under after three minutes (1,226 to 1,493) but not after ten (1,738 against 1,475 with 0, the same
-     * evening; in a second pair, 1,210 against 1,191 to 1,383), while taking p99 at 1,000/s from 21.9 to 9.7 ms and 18%
-     * of the CPU per admission. On 2026-12-06, with housekeeping's floor at 70, 20 ms kept the file under the bound for
-     * ten minutes (1,141 and 1,236) and halved p99 again, but PowerLossTest then failed in 9 of 65 runs with 20 ms
-     * (with or without that floor; none in 10 with 0 and that floor): the start after a cut opened a recorded version
-     * that lacked a table ("Table LOG_SEQUENCE not found" applying the journal) or a chunk (benchmarks.md, section 8,
-     * "Written behind again"). So 0, until that is understood. A delay was made safe for the journal, it was thought:
-     * with one, H2's background thread saves chunks through its own executors, after the store has moved on to the next
-     * version, and a forced write waits for the saves pending when it takes its chunk ({@link
-     * StoreRecovery.Marker#force}); without that wait it recorded an older chunk than the version holding the commits
-     * before it, and a checkpoint then dropped journal records that version lacked (PowerLossTest found a gap of 21
-     * receipts; StoreRecoveryTest holds a save back).
+     * ledger's value until 2026-12-06) every commit wrote a chunk of H2's store from the committing thread, half of the
+     * ledger's CPU at 1,000 admissions/s (a JFR profile, benchmarks.md, section 8); with 20 ms a chunk holds the
+     * commits of 20 ms. At 1,000 admissions/s over ten minutes (benchmarks.md, section 8, "Written behind again")
+     * that halves p99 and takes a fifth less CPU per admission, with the file under contract section 13's bound once
+     * housekeeping's floor is 70 ({@link StoreHousekeeping#LIVE_SHARE_FLOOR}); 50 and 100 ms took less CPU still but
+     * made the file outgrow that bound (chunks that large no longer fit the space dead ones leave). With a delay H2
+     * writes chunks on a thread of its own after the store has moved on to the next version: a forced write waits for
+     * the chunk pending when it takes its own ({@link StoreRecovery.Marker#force}; without that wait it recorded an
+     * older chunk than the version holding the commits before it, and a checkpoint then dropped journal records that
+     * version lacked: PowerLossTest found a gap of 21 receipts), and each chunk is written before the next is
+     * serialized ({@link StoreRecovery#saveAsSerialized}; without that a recorded version could lack the chunk before
+     * it, and PowerLossTest failed 9 times in 65 runs).
+     * A {@code kill -9} loses at most the delay's unforced commits, as a power cut loses them at any delay: neither
+     * the journal's nor a forced write's.
      * AUTO_COMPACT_FILL_RATE=0: once WRITE_DELAY is not 0 H2's background
      * thread also compacts the file (moves and rewrites chunks under the store's lock), which held the store up for
      * 0.3 to 0.7 s; {@link StoreHousekeeping} rewrites chunks instead, a bounded amount at a time.
@@ -77,7 +75,7 @@ public final class H2Database implements LedgerDatabase {
      * of 8, a flush of the projections (nine statements) pushed out the plans of the reads beside it, which were
      * parsed again each time.
      */
-    static final int WRITE_DELAY_MS = 0;
+    static final int WRITE_DELAY_MS = 20;
     private static final String SETTINGS =
             ";AUTO_COMPACT_FILL_RATE=0;DB_CLOSE_ON_EXIT=FALSE;TRACE_LEVEL_FILE=0;QUERY_CACHE_SIZE=64";
     /**

@@ -59,7 +59,9 @@ import org.h2.store.fs.FilePath;
  * version lacks.) The chunks it needs are all on the disk: each was
  * written before the force, and none can have been overwritten since, because H2 overwrites a chunk only once it is
  * dead at a version older than the oldest registered version usage (FileStore.dropUnusedChunks, canOverwriteChunk), and
- * {@link Marker} keeps a version no newer than the recorded one registered until the next record is on the disk.
+ * {@link Marker} keeps a version no newer than the recorded one registered until the next record is on the disk; and
+ * the version's layout lists them all, since H2 writes each chunk before it serializes the next ({@link
+ * #saveAsSerialized}).
  * Without a usable record (a marker from before this scheme, a crash before the first force or during the close, a
  * recorded chunk that is not whole) the recovery falls back to the scan of the whole file.
  *

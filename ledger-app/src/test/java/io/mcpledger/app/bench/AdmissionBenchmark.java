@@ -189,7 +189,8 @@ public final class AdmissionBenchmark {
     // ---------------------------------------------------------------- b. raw H2
 
     private void h2() throws Exception {
-        section("b. H2 insert+commit, H2Database.open(dir) (WRITE_DELAY=0), " + ROW_SIZED + "-byte rows");
+        section("b. H2 insert+commit, H2Database.open(dir) (the ledger's WRITE_DELAY, not forced), " + ROW_SIZED
+                + "-byte rows");
         byte[][] payloads = new byte[64][ROW_SIZED];
         SecureRandom random = new SecureRandom();
         for (byte[] p : payloads) {

@@ -22,7 +22,7 @@ class StoreHousekeepingTest {
     private static final int SESSIONS = 200;
     /** Larger commits and fewer rows written again: a file rewritten in part, whose live share is over the floor. */
     private static final int AHEAD_ROWS_PER_COMMIT = 400;
-    private static final double AHEAD_REWRITES = 0.1;
+    private static final double AHEAD_REWRITES = 0.05;
 
     @TempDir
     Path dir;
