@@ -54,18 +54,17 @@ public final class H2Database implements LedgerDatabase {
      * other commit by {@link ForcedWrites#force}, which writes what the store holds unwritten itself. With 0 (the
      * ledger's value until 2026-12-06) every commit wrote a chunk of H2's store from the committing thread, half of the
      * ledger's CPU at 1,000 admissions/s (a JFR profile, benchmarks.md, section 8); with 20 ms a chunk holds the
-     * commits of 20 ms. At 1,000 admissions/s over ten minutes (benchmarks.md, section 8, "Written behind again")
-     * that halves p99 and takes a fifth less CPU per admission, with the file under contract section 13's bound once
-     * housekeeping's floor is 70 ({@link StoreHousekeeping#LIVE_SHARE_FLOOR}); 50 and 100 ms took less CPU still but
-     * made the file outgrow that bound (chunks that large no longer fit the space dead ones leave). With a delay H2
-     * writes chunks on a thread of its own after the store has moved on to the next version: a forced write waits for
-     * the chunk pending when it takes its own ({@link StoreRecovery.Marker#force}; without that wait it recorded an
-     * older chunk than the version holding the commits before it, and a checkpoint then dropped journal records that
-     * version lacked: PowerLossTest found a gap of 21 receipts), and each chunk is written before the next is
-     * serialized ({@link StoreRecovery#saveAsSerialized}; without that a recorded version could lack the chunk before
-     * it, and PowerLossTest failed 9 times in 65 runs).
-     * A {@code kill -9} loses at most the delay's unforced commits, as a power cut loses them at any delay: neither
-     * the journal's nor a forced write's.
+     * commits of 20 ms. At 1,000 admissions/s over ten minutes (benchmarks.md, section 8, "Written behind again" and
+     * "Written behind, shipped") that halves p99 and takes a fifth less CPU per admission, with the file under contract
+     * section 13's bound once housekeeping's floor is 70 ({@link StoreHousekeeping#LIVE_SHARE_FLOOR}); 50 and 100 ms
+     * took less CPU still but made the file outgrow that bound (chunks that large no longer fit the space dead ones
+     * leave). With a delay H2 writes chunks on a thread of its own after the store has moved on to the next version: a
+     * forced write waits for the chunk pending when it takes its own ({@link StoreRecovery.Marker#force}; without that
+     * wait it recorded an older chunk than the version holding the commits before it, and a checkpoint then dropped
+     * journal records that version lacked: PowerLossTest found a gap of 21 receipts), and each chunk is written before
+     * the next is serialized ({@link StoreRecovery#saveAsSerialized}; without that a recorded version could lack the
+     * chunk before it, and PowerLossTest failed 9 times in 65 runs). A {@code kill -9} loses at most the delay's
+     * unforced commits, as a power cut loses them at any delay: neither the journal's nor a forced write's.
      * AUTO_COMPACT_FILL_RATE=0: once WRITE_DELAY is not 0 H2's background
      * thread also compacts the file (moves and rewrites chunks under the store's lock), which held the store up for
      * 0.3 to 0.7 s; {@link StoreHousekeeping} rewrites chunks instead, a bounded amount at a time.
