@@ -3,6 +3,8 @@ package io.mcpledger.app.storage;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -82,6 +84,9 @@ final class StoreRecovery {
     private static final Field SAVER = H2Internals.field(FileStore.class, "bufferSaveExecutor");
     /** The two, in the order a chunk goes through them. */
     private static final List<Field> PIPELINE = List.of(SERIALIZER, SAVER);
+    /** The chunks H2 has written and not yet listed in a layout (FileStore.recentlySaved). */
+    private static final Field RECENTLY_SAVED = H2Internals.field(FileStore.class, "recentlySaved");
+    private static final Method MARK_META_CHANGED = H2Internals.method(MVStore.class, "markMetaChanged");
 
     private StoreRecovery() {
     }
@@ -552,11 +557,12 @@ final class StoreRecovery {
 
         /**
          * A forced write that a recovery can find: writes what the store holds unwritten, waits for the chunks H2's
-         * background writer has taken but not yet written ({@link #awaitPendingSaves}), and takes the newest chunk,
-         * all while no call changes the store ({@link StoreGate}), so that the recorded version holds every commit
-         * before it and no transaction in part; then forces the file, records that chunk and forces the marker. The
-         * version current before the write stays registered (so H2 overwrites none of the chunks the recorded version
-         * needs) until a newer record is on the disk.
+         * background writer has taken but not yet written ({@link #awaitPendingSaves}), and takes the newest chunk
+         * (first having H2 write one more when the newest's layout lacks a chunk before it, {@link
+         * #newestListsEveryChunkBefore}), all while no call changes the store ({@link StoreGate}), so that the
+         * recorded version holds every commit before it and no transaction in part; then forces the file, records that
+         * chunk and forces the marker. The version current before the write stays registered (so H2 overwrites none of
+         * the chunks the recorded version needs) until a newer record is on the disk.
          */
         synchronized void force() throws IOException {
             MVStore.TxCounter next = store.registerVersionUsage();
@@ -567,6 +573,12 @@ final class StoreRecovery {
                     store.commit();
                 }
                 awaitPendingSaves(store);
+                if (!newestListsEveryChunkBefore(store)) {
+                    // Written before saveAsSerialized (at the open): a new chunk lists them all.
+                    markMetaChanged(store);
+                    store.commit();
+                    awaitPendingSaves(store);
+                }
                 return newestChunk(store, sequence + 1);
             });
             store.sync();
@@ -680,6 +692,39 @@ final class StoreRecovery {
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("interrupted while H2 wrote the chunks it had taken");
             }
+        }
+    }
+
+    /**
+     * Whether the layout of the newest chunk H2 has written lists every chunk written before it. H2 keeps the chunks it
+     * has written and not yet listed in a queue, which the serialization of the next chunk empties into its layout
+     * (FileStore.saveRecentChunksInLayout): a chunk older than the newest still queued was written after the newest
+     * was serialized, and the newest's version lacks it. After {@link #saveAsSerialized} that cannot happen; the
+     * chunks H2 wrote at the open, before it, can.
+     */
+    private static boolean newestListsEveryChunkBefore(MVStore store) {
+        try {
+            Chunk<?> newest = (Chunk<?>) LAST_CHUNK.get(store.getFileStore());
+            if (newest == null) {
+                return true;
+            }
+            for (Object chunk : (Iterable<?>) RECENTLY_SAVED.get(store.getFileStore())) {
+                if (((Chunk<?>) chunk).version < newest.version) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Makes the store's next commit write a chunk though no map changed (internal API). */
+    private static void markMetaChanged(MVStore store) {
+        try {
+            MARK_META_CHANGED.invoke(store);
+        } catch (IllegalAccessException | InvocationTargetException e) {
+            throw new IllegalStateException(e);
         }
     }
 

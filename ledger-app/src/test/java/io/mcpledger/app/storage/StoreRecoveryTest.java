@@ -177,6 +177,56 @@ class StoreRecoveryTest {
         reopened.close();
     }
 
+    /**
+     * Chunks H2 wrote through its second thread before the ledger took it away (at the open) may be missing from the
+     * newest chunk's layout when a force comes with nothing unsaved: the force then has H2 write a chunk that lists
+     * them, and records that one.
+     */
+    @Test
+    void aForceAfterChunksWrittenBehindTheNextRecordsAVersionThatListsThemAll() throws Exception {
+        MVStore store = openWithZero();
+        StoreRecovery.Marker marker = markOpen(store); // no write delay yet: nothing to take away
+        store.setAutoCommitDelay(60_000); // H2's two threads, as before the open took the second away
+        ThreadPoolExecutor serializer = executor(store, "serializationExecutor");
+        ThreadPoolExecutor saver = executor(store, "bufferSaveExecutor");
+        CountDownLatch held = new CountDownLatch(1);
+        saver.submit(() -> {
+            held.await();
+            return null;
+        });
+        try {
+            store.openMap("a").put(1, "a");
+            assertThat(store.tryCommit()).isPositive();
+            awaitIdle(serializer);
+            store.openMap("b").put(1, "b");
+            assertThat(store.tryCommit()).isPositive();
+            awaitIdle(serializer);
+            for (int i = 0; i < 3 && store.hasUnsavedChanges(); i++) {
+                store.tryCommit(); // the layout the serializations changed
+                awaitIdle(serializer);
+            }
+            assertThat(store.hasUnsavedChanges()).as("what the force's commit sees").isFalse();
+        } finally {
+            held.countDown();
+        }
+        awaitIdle(saver);
+        long written = store.getCurrentVersion();
+        marker.force();
+        assertThat(recorded().version()).isGreaterThanOrEqualTo(written);
+        PowerCutFileSystem.kill();
+        abandon(store, marker);
+        PowerCutFileSystem.install();
+
+        StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
+
+        assertThat(recovered.scannedWholeFile()).isFalse();
+        MVStore reopened = open();
+        assertThat(reopened.<Integer, String>openMap("data")).containsEntry(0, "zero");
+        assertThat(reopened.<Integer, String>openMap("a")).containsEntry(1, "a");
+        assertThat(reopened.<Integer, String>openMap("b")).containsEntry(1, "b");
+        reopened.close();
+    }
+
     @Test
     void aTornRecordLeavesTheOneBefore() throws Exception {
         MVStore store = open();
