@@ -152,29 +152,13 @@ class StoreRecoveryTest {
             });
         }
         try {
-            store.openMap("a").put(1, "a"); // its page goes into the first chunk
-            assertThat(store.tryCommit()).as("H2 takes the change").isPositive();
-            awaitIdle(executor(store, "serializationExecutor"));
-            store.openMap("b").put(1, "b"); // the second chunk reads the first one's page of "a"
-            assertThat(store.tryCommit()).isPositive();
-            awaitIdle(executor(store, "serializationExecutor"));
+            writeTwoChunks(store);
         } finally {
             held.countDown();
         }
         marker.force();
         assertThat(recorded().version()).isEqualTo(store.getCurrentVersion());
-        PowerCutFileSystem.kill();
-        abandon(store, marker);
-        PowerCutFileSystem.install();
-
-        StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
-
-        assertThat(recovered.scannedWholeFile()).isFalse();
-        MVStore reopened = open();
-        assertThat(reopened.<Integer, String>openMap("data")).containsEntry(0, "zero");
-        assertThat(reopened.<Integer, String>openMap("a")).containsEntry(1, "a");
-        assertThat(reopened.<Integer, String>openMap("b")).containsEntry(1, "b");
-        reopened.close();
+        cutRecoverAndReadTwoChunks(store, marker);
     }
 
     /**
@@ -195,12 +179,7 @@ class StoreRecoveryTest {
             return null;
         });
         try {
-            store.openMap("a").put(1, "a");
-            assertThat(store.tryCommit()).isPositive();
-            awaitIdle(serializer);
-            store.openMap("b").put(1, "b");
-            assertThat(store.tryCommit()).isPositive();
-            awaitIdle(serializer);
+            writeTwoChunks(store);
             for (int i = 0; i < 3 && store.hasUnsavedChanges(); i++) {
                 store.tryCommit(); // the layout the serializations changed
                 awaitIdle(serializer);
@@ -213,18 +192,7 @@ class StoreRecoveryTest {
         long written = store.getCurrentVersion();
         marker.force();
         assertThat(recorded().version()).isGreaterThanOrEqualTo(written);
-        PowerCutFileSystem.kill();
-        abandon(store, marker);
-        PowerCutFileSystem.install();
-
-        StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
-
-        assertThat(recovered.scannedWholeFile()).isFalse();
-        MVStore reopened = open();
-        assertThat(reopened.<Integer, String>openMap("data")).containsEntry(0, "zero");
-        assertThat(reopened.<Integer, String>openMap("a")).containsEntry(1, "a");
-        assertThat(reopened.<Integer, String>openMap("b")).containsEntry(1, "b");
-        reopened.close();
+        cutRecoverAndReadTwoChunks(store, marker);
     }
 
     @Test
@@ -389,6 +357,33 @@ class StoreRecoveryTest {
 
     private StoreRecovery.Marker markOpen(MVStore store) throws StorageException {
         return StoreRecovery.markOpen(state, FS, store, new StoreGate(() -> null));
+    }
+
+    /** Two chunks that H2's writer takes and serializes, the second reading the first one's page of map "a". */
+    private static void writeTwoChunks(MVStore store) throws Exception {
+        ThreadPoolExecutor serializer = executor(store, "serializationExecutor");
+        store.openMap("a").put(1, "a");
+        assertThat(store.tryCommit()).as("H2 takes the change").isPositive();
+        awaitIdle(serializer);
+        store.openMap("b").put(1, "b");
+        assertThat(store.tryCommit()).isPositive();
+        awaitIdle(serializer);
+    }
+
+    /** After a force: a power cut, the recovery at the recorded version, and the two chunks read whole. */
+    private void cutRecoverAndReadTwoChunks(MVStore store, StoreRecovery.Marker marker) throws Exception {
+        PowerCutFileSystem.kill();
+        abandon(store, marker);
+        PowerCutFileSystem.install();
+
+        StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
+
+        assertThat(recovered.scannedWholeFile()).isFalse();
+        MVStore reopened = open();
+        assertThat(reopened.<Integer, String>openMap("data")).containsEntry(0, "zero");
+        assertThat(reopened.<Integer, String>openMap("a")).containsEntry(1, "a");
+        assertThat(reopened.<Integer, String>openMap("b")).containsEntry(1, "b");
+        reopened.close();
     }
 
     /** One of the executors H2's file store writes chunks through with a write delay, or null. */
