@@ -638,12 +638,13 @@ final class StoreRecovery {
      * written (FileStore.saveRecentChunksInLayout); with a write delay it writes a chunk on a second thread of its own
      * (bufferSaveExecutor), and serializes the next while that write is still queued, so the next chunk's layout lacks
      * it. Opened at that next chunk's version, as a recovery does, H2 then cannot find the chunk holding pages the
-     * version reads: "Chunk 164 not found" reading chunk 165's layout, or a store that opened without a table the
-     * ledger created at its first start (PowerLossTest, 9 failures in 65 runs with a write delay of 20 ms). Without
-     * that thread the serializing thread writes the chunk itself (FileStore.submitOrRun runs it there). Runs once, at
-     * the open, before the first commit of the ledger; the executor is taken down between H2's own chunk writes
-     * ({@link FileStore#executeFileStoreOperation}), and the serializing thread reads the field under the lock that
-     * operation holds.
+     * version reads: "Chunk 164 not found" reading chunk 165's layout, in the files a failing PowerLossTest kept (9
+     * failures in 65 runs with a write delay of 20 ms, most of them a start that then lacked a table). Without that
+     * thread the serializing thread writes the chunk itself (FileStore.submitOrRun runs it there). Runs once, at the
+     * open, before the ledger's first forced write (chunks H2 wrote before it are left to {@link
+     * #newestListsEveryChunkBefore}); the executor is taken down between H2's own chunk writes ({@link
+     * FileStore#executeFileStoreOperation}), and the serializing thread reads the field under the lock that operation
+     * holds.
      */
     static void saveAsSerialized(MVStore store) {
         FileStore<?> fileStore = store.getFileStore();

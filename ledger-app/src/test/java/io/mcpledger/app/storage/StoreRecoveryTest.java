@@ -135,8 +135,9 @@ class StoreRecoveryTest {
      * written. With a write delay H2 wrote chunks on a second thread of its own and serialized the next chunk while
      * the write of the one before was still queued there: that next chunk's version read pages of a chunk its layout
      * did not list, and the recovery that opened it failed ("Chunk 164 not found"; PowerLossTest, 9 failures in 65 runs
-     * with a write delay of 20 ms). Here the write of one chunk is held, where H2 has that thread, while the next chunk
-     * is taken and serialized: the version recorded after it reads whole.
+     * with a write delay of 20 ms). Here the store is opened as the ledger opens it, the delay set before the marker,
+     * and the write of the first chunk is held while the next is taken and serialized wherever H2 still has that
+     * thread (without {@link StoreRecovery#saveAsSerialized} it has): the version recorded after it reads whole.
      */
     @Test
     void theRecordedVersionListsTheChunkWrittenJustBeforeItWhenH2WritesBehind() throws Exception {
