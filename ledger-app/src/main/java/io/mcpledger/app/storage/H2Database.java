@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.h2.api.ErrorCode;
+import org.h2.engine.Database;
 import org.h2.engine.SessionLocal;
 import org.h2.jdbc.JdbcConnection;
 import org.h2.mvstore.FileStore;
@@ -214,7 +215,9 @@ public final class H2Database implements LedgerDatabase {
             throw translate(dir, e);
         }
         try {
-            MVStore store = store(pool);
+            Database database = database(pool);
+            H2Shutdown.aside(database);
+            MVStore store = database.getStore().getMvStore();
             store.setRetentionTime(RETENTION_MS);
             Supplier<String> failure = () -> panicOf(store);
             StoreGate gate = new StoreGate(failure);
@@ -289,10 +292,10 @@ public final class H2Database implements LedgerDatabase {
         }
     }
 
-    /** H2's store under the SQL layer: internal API, pinned with H2's version. */
-    private static MVStore store(HikariDataSource pool) throws StorageException {
+    /** H2's database under the pool, whose store the ledger forces: internal API, pinned with H2's version. */
+    private static Database database(HikariDataSource pool) throws StorageException {
         try (Connection c = pool.getConnection()) {
-            return ((SessionLocal) c.unwrap(JdbcConnection.class).getSession()).getDatabase().getStore().getMvStore();
+            return ((SessionLocal) c.unwrap(JdbcConnection.class).getSession()).getDatabase();
         } catch (SQLException | ClassCastException e) {
             throw new StorageException("cannot reach H2's store to force its writes: " + e.getMessage(), e);
         }

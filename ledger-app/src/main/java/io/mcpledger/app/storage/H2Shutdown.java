@@ -1,0 +1,52 @@
+package io.mcpledger.app.storage;
+
+import java.lang.Thread.UncaughtExceptionHandler;
+import java.lang.reflect.Field;
+import org.h2.engine.Database;
+import org.h2.message.DbException;
+import org.h2.mvstore.MVStore;
+import org.h2.util.Utils;
+
+/**
+ * Where H2 shuts its database down after its store failed to write: on a thread of its own, not on the thread whose
+ * write failed.
+ *
+ * <p>H2's store hands a failed write ("panic") to the handler H2's database gave it, which records the failure and,
+ * unless the failing thread is one of H2's own, runs {@code Database.shutdownImmediately} on it. That thread may hold
+ * the store's lock (a commit writes its chunk under it), and the shutdown waits for the database's monitor. Another
+ * statement's thread that sees the shutdown begin takes that monitor and closes the store, which waits for the
+ * store's lock: a deadlock, and the ledger hung instead of refusing (a {@code PowerLossTest} run, 2026-12-06). The
+ * handler installed here records the failure on the failing thread, as H2's does, and runs the shutdown on a new
+ * thread; the failing thread returns, H2 closes its store as it unwinds, and the lock is free for whoever closes next.
+ */
+final class H2Shutdown {
+    /** {@code MVStore.backgroundExceptionHandler}: public, but final, so set past the language's check. */
+    private static final Field HANDLER = H2Internals.field(MVStore.class, "backgroundExceptionHandler");
+
+    private H2Shutdown() {
+    }
+
+    /** Gives {@code database}'s store the handler that shuts the database down aside; before it writes anything. */
+    static void aside(Database database) {
+        MVStore store = database.getStore().getMvStore();
+        try {
+            HANDLER.set(store, handler(database));
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException("cannot replace H2's handler of a failed write: " + e.getMessage(), e);
+        }
+    }
+
+    /** The handler: {@code database}'s own, but for the thread of the shutdown. */
+    static UncaughtExceptionHandler handler(Database database) {
+        return (thread, failure) -> {
+            database.setBackgroundException(DbException.convert(failure));
+            if (!Utils.isBackgroundThread()) {
+                // As in H2's handler, a failure on one of H2's own threads (its writer behind) shuts nothing down:
+                // the store keeps the failure, and the ledger's gate refuses every change after it (StoreGate).
+                Thread shutdown = new Thread(database::shutdownImmediately, "ledger-h2-shutdown");
+                shutdown.setDaemon(true);
+                shutdown.start();
+            }
+        };
+    }
+}
