@@ -2,6 +2,7 @@ package io.mcpledger.app.storage;
 
 import java.lang.Thread.UncaughtExceptionHandler;
 import java.lang.reflect.Field;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.h2.engine.Database;
 import org.h2.message.DbException;
 import org.h2.mvstore.MVStore;
@@ -37,12 +38,13 @@ final class H2Shutdown {
     }
 
     /** The handler: {@code database}'s own, but for the thread of the shutdown. */
-    static UncaughtExceptionHandler handler(Database database) {
+    private static UncaughtExceptionHandler handler(Database database) {
+        AtomicBoolean started = new AtomicBoolean();
         return (thread, failure) -> {
             database.setBackgroundException(DbException.convert(failure));
-            if (!Utils.isBackgroundThread()) {
-                // As in H2's handler, a failure on one of H2's own threads (its writer behind) shuts nothing down:
-                // the store keeps the failure, and the ledger's gate refuses every change after it (StoreGate).
+            // H2 hands a failure to the thread that met it and, when that was H2's own writer, to each thread that
+            // leaves the store's lock after it; as in H2's handler, the first of the ledger's threads shuts down, once.
+            if (!Utils.isBackgroundThread() && started.compareAndSet(false, true)) {
                 Thread shutdown = new Thread(database::shutdownImmediately, "ledger-h2-shutdown");
                 shutdown.setDaemon(true);
                 shutdown.start();
