@@ -168,7 +168,9 @@ public final class LogSequencer {
                 long first = range.size();
                 long end = Math.min(log.size(), first + MAX_PER_CHECKPOINT);
                 if (end <= first) {
-                    c.rollback();
+                    // Only read (and locked the tree's size, which the end releases): ends as reads do, keeping the
+                    // connection's parsed statements for the next integration.
+                    Reads.end(c);
                     return 0;
                 }
                 CompactRange next = range.copy();

@@ -2,8 +2,10 @@ package io.mcpledger.app.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.mcpledger.app.log.LogSequencer;
 import io.mcpledger.app.testing.TestDatabases;
 import io.mcpledger.app.testing.TestDatabases.Kind;
+import io.mcpledger.domain.crypto.SigningKey;
 import io.mcpledger.domain.session.CallStatus;
 import io.mcpledger.query.ProjectionStore.Flush;
 import io.mcpledger.query.ProjectionStore.Meta;
@@ -72,6 +74,21 @@ class ReadsTest {
 
         assertThat(rollbacks).hasValue(0);
         assertThat(commits.get() - commitsOfTheFlush).isEqualTo(5);
+    }
+
+    /** The sequencer, idle (nothing appended since its last checkpoint), reads the tree's size and ends as reads do. */
+    @Test
+    void theIdleSequencerEndsItsReadWithoutARollback() throws Exception {
+        DataSource h2 = databases.create(Kind.H2, 2, LedgerLog::create);
+        AtomicInteger rollbacks = new AtomicInteger();
+        DataSource counted = EventStoreFixture.counting(h2, "rollback", rollbacks);
+        LogSequencer sequencer = LogSequencer.open(counted, new LedgerLog(counted), ForcedWrites.never(),
+                SigningKey.fromSeed(new byte[32]), "ledger.test/reads", 16);
+
+        assertThat(sequencer.integrate()).isZero();
+        assertThat(sequencer.integrate()).isZero();
+
+        assertThat(rollbacks).hasValue(0);
     }
 
     /** The command H2 parsed for {@link #READ} on this connection, after running it once. */
