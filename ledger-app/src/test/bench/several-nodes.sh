@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Several ledger nodes on one PostgreSQL on this machine (docs/benchmarks.md, section 7): the raw limits
 # (pgbench's forced commits, Ed25519, fdatasync, H2), then for each node count and mode a new database,
-# one state directory copied to every node, the nodes started with ZGC, and HttpLoadGenerator spreading
+# one state directory copied to every node, the nodes started with ZGC (or $JVM), and HttpLoadGenerator spreading
 # its connections over them.
 #
 #   mvn -B -DskipTests install && ledger-app/src/test/bench/several-nodes.sh
@@ -9,13 +9,16 @@
 # env: NODES="1 2 3"; MODES="closed affinity open500 open1000" (closed: sessions called from any
 # connection; affinity: each connection calls only its own sessions; openR: open loop at R/s);
 # WARMUP=30 DURATION=20; RAW=0 skips the raw limits; PGBIN (default /usr/lib/postgresql/15/bin);
-# OUT (default ./several-nodes.txt) gets every result line too.
+# OUT (default ./several-nodes.txt) gets every result line too; JVM, each node's JVM options (default
+# "-XX:+UseZGC -Xms2g -Xmx2g -XX:+AlwaysPreTouch"; on a host that pages out idle memory, operations.md's
+# "-XX:+UseG1GC -XX:+UseTransparentHugePages -Xms2g -Xmx2g -XX:+AlwaysPreTouch").
 set -uo pipefail
 cd "$(dirname "$0")/../../../.."
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 WARMUP=${WARMUP:-30}; DURATION=${DURATION:-20}
 NODES=${NODES:-"1 2 3"}; MODES=${MODES:-"closed affinity open500 open1000"}
 OUT=${OUT:-$PWD/several-nodes.txt}
+JVM=${JVM:--XX:+UseZGC -Xms2g -Xmx2g -XX:+AlwaysPreTouch}
 JAR=$(ls ledger-app/target/ledger-app-*.jar | grep -v original | head -1)
 WORK=$(mktemp -d)
 (cd ledger-app && mvn -B -q -o dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$WORK/cp.txt") \
@@ -59,7 +62,8 @@ for n in $NODES; do
     pids=(); args=()
     for i in $(seq 1 "$n"); do
       port=$((4400 + i))
-      java -XX:+UseZGC -Xms2g -Xmx2g -XX:+AlwaysPreTouch -jar "$JAR" serve --state "$nodes/$i/state" --listen 127.0.0.1:$port \
+      # shellcheck disable=SC2086 # JVM holds several options
+      java $JVM -jar "$JAR" serve --state "$nodes/$i/state" --listen 127.0.0.1:$port \
         --policy docs/examples/pricing-policy.yaml --database "$url" > "$nodes/$i.log" 2>&1 &
       pids+=($!)
       if [ "$i" = 1 ]; then args+=(--url http://127.0.0.1:$port); else args+=(--also-url http://127.0.0.1:$port); fi
