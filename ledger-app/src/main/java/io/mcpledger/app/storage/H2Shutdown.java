@@ -32,8 +32,10 @@ final class H2Shutdown {
     private H2Shutdown() {
     }
 
-    /** Gives {@code database}'s store the handler that shuts the database down aside: at the open, before the ledger
-     * writes anything. */
+    /**
+     * Gives {@code database}'s store the handler that shuts the database down aside: at the open, before the ledger
+     * writes anything.
+     */
     static void aside(Database database) {
         MVStore store = database.getStore().getMvStore();
         try {
