@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.h2.engine.Database;
 import org.h2.engine.SessionLocal;
 import org.h2.jdbc.JdbcConnection;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,40 +27,34 @@ class H2ShutdownTest {
     @TempDir
     Path state;
 
+    private H2Database db;
+    private Connection c;
+    private Statement s;
+
     /**
      * The test holds the database's monitor, as that statement did: the commit whose write fails must come back all
      * the same, and the shutdown finish once the monitor is free.
      */
     @Test
     void aCommitWhoseWriteFailsReturnsWhileTheDatabasesMonitorIsHeldAndTheShutdownFinishesAfter() throws Exception {
-        PowerCutFileSystem.install();
         // Without forced writes H2 writes each commit's chunk on the committing thread, under the store's lock.
-        H2Database db = H2Database.open(state, 2, PowerCutFileSystem.PREFIX, false);
-        Connection c = db.dataSource().getConnection();
-        try {
-            Statement s = c.createStatement();
-            s.execute("CREATE TABLE t (id INT PRIMARY KEY)");
-            c.commit();
-            s.execute("INSERT INTO t VALUES (1)");
-            Database database = database(c);
-            CompletableFuture<Throwable> committed = new CompletableFuture<>();
-            synchronized (database) {
-                PowerCutFileSystem.kill();
-                Thread committer = new Thread(() -> committed.complete(catchThrowable(c::commit)), "test-committer");
-                committer.setDaemon(true);
-                committer.start();
-                // Without H2Shutdown the committer waits for this monitor inside the store's lock: this times out.
-                assertThat(committed.get(WAIT_MS, TimeUnit.MILLISECONDS)).as("the failed commit's error")
-                        .isInstanceOf(SQLException.class);
-                assertThat(db.failed()).isTrue();
-                assertThat(database.getStore().getMvStore().isClosed()).as("the store, closed by the failed write")
-                        .isTrue();
-            }
-            assertShutDown(database);
-        } finally {
-            close(c);
-            db.close();
+        openWithATable(false);
+        s.execute("INSERT INTO t VALUES (1)");
+        Database database = database();
+        CompletableFuture<Throwable> committed = new CompletableFuture<>();
+        synchronized (database) {
+            PowerCutFileSystem.kill();
+            Thread committer = new Thread(() -> committed.complete(catchThrowable(c::commit)), "test-committer");
+            committer.setDaemon(true);
+            committer.start();
+            // Without H2Shutdown the committer waits for this monitor inside the store's lock: this times out.
+            assertThat(committed.get(WAIT_MS, TimeUnit.MILLISECONDS)).as("the failed commit's error")
+                    .isInstanceOf(SQLException.class);
+            assertThat(db.failed()).isTrue();
+            assertThat(database.getStore().getMvStore().isClosed()).as("the store, closed by the failed write")
+                    .isTrue();
         }
+        assertShutDown(database);
     }
 
     /**
@@ -70,31 +65,45 @@ class H2ShutdownTest {
      */
     @Test
     void aWriteThatFailsBehindTheCommitsShutsTheDatabaseDownAndTheLedgerRefuses() throws Exception {
+        openWithATable(true);
+        db.forcedWrites().force();
+        Database database = database();
+        s.execute("INSERT INTO t VALUES (1)");
+        c.commit();
+        PowerCutFileSystem.kill();
+        assertThat(catchThrowable(() -> db.forcedWrites().force())).as("the forced write's error")
+                .isInstanceOf(SQLException.class);
+        assertThat(db.failed()).isTrue();
+        assertThat(catchThrowable(() -> s.execute("INSERT INTO t VALUES (2)"))).as("a change after the failure")
+                .isInstanceOf(SQLException.class);
+        assertShutDown(database);
+    }
+
+    /** Opens the store on the disk that loses power, forcing its commits or not, with a table {@code t}. */
+    private void openWithATable(boolean forceCommits) throws Exception {
         PowerCutFileSystem.install();
-        H2Database db = H2Database.open(state, 2, PowerCutFileSystem.PREFIX, true);
-        Connection c = db.dataSource().getConnection();
-        try {
-            Statement s = c.createStatement();
-            s.execute("CREATE TABLE t (id INT PRIMARY KEY)");
-            c.commit();
-            db.forcedWrites().force();
-            Database database = database(c);
-            s.execute("INSERT INTO t VALUES (1)");
-            c.commit();
-            PowerCutFileSystem.kill();
-            assertThat(catchThrowable(() -> db.forcedWrites().force())).as("the forced write's error")
-                    .isInstanceOf(SQLException.class);
-            assertThat(db.failed()).isTrue();
-            assertThat(catchThrowable(() -> s.execute("INSERT INTO t VALUES (2)"))).as("a change after the failure")
-                    .isInstanceOf(SQLException.class);
-            assertShutDown(database);
-        } finally {
-            close(c);
+        db = H2Database.open(state, 2, PowerCutFileSystem.PREFIX, forceCommits);
+        c = db.dataSource().getConnection();
+        s = c.createStatement();
+        s.execute("CREATE TABLE t (id INT PRIMARY KEY)");
+        c.commit();
+    }
+
+    @AfterEach
+    void closeAll() {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                // The connection of a database that shut down refuses to close; the pool's close releases it.
+            }
+        }
+        if (db != null) {
             db.close();
         }
     }
 
-    private static Database database(Connection c) throws SQLException {
+    private Database database() throws SQLException {
         return ((SessionLocal) c.unwrap(JdbcConnection.class).getSession()).getDatabase();
     }
 
@@ -108,13 +117,5 @@ class H2ShutdownTest {
         assertThat(database.isClosing()).as("the shutdown began").isTrue();
         assertThat(database.getPowerOffCount()).as("the shutdown ended").isZero();
         assertThat(database.getStore().getMvStore().isClosed()).isTrue();
-    }
-
-    private static void close(Connection c) {
-        try {
-            c.close();
-        } catch (SQLException e) {
-            // The connection of a database that shut down refuses to close; the pool's close releases it.
-        }
     }
 }
