@@ -80,9 +80,19 @@ public final class H2Database implements LedgerDatabase {
             ";AUTO_COMPACT_FILL_RATE=0;DB_CLOSE_ON_EXIT=FALSE;TRACE_LEVEL_FILE=0;QUERY_CACHE_SIZE=64";
     /**
      * How often a checkpoint forces H2's store so that the journal's older segments can be deleted: the journal holds
-     * about this long of appends, which a start after an unclean stop applies again.
+     * about this long of appends under load (up to {@link #TRICKLE_CHECKPOINT_MS} of a trickle), which a start after
+     * an unclean stop applies again.
      */
     static final long CHECKPOINT_MS = 1000;
+    /**
+     * A checkpoint is put off while the segment holds less than this, for up to {@link #TRICKLE_CHECKPOINT_MS}: each
+     * checkpoint starts a segment written with at least {@link ReceiptJournal#PREALLOCATE_MIN} of zeros, so a ledger
+     * with a trickle of receipts (one a second) wrote 64 KiB of zeros a second for a kilobyte of receipts. Under load a
+     * segment holds this within a checkpoint's interval, and checkpoints come every {@link #CHECKPOINT_MS} as before.
+     */
+    static final int TRICKLE_BYTES = ReceiptJournal.PREALLOCATE_MIN / 2;
+    /** The longest a checkpoint is put off for a segment under {@link #TRICKLE_BYTES}: what a start applies again. */
+    static final long TRICKLE_CHECKPOINT_MS = 30_000;
 
     static {
         // H2 looks every value it reads up in a cache of equal values, hashing it whole: each log line it returns is
@@ -105,6 +115,8 @@ public final class H2Database implements LedgerDatabase {
     private final ReceiptJournal journal;
     private final ScheduledExecutorService checkpoints;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** When the journal's segment was started ({@link System#nanoTime}), read and written by the checkpoints only. */
+    private long segmentStarted = System.nanoTime();
 
     private H2Database(Path stateDirectory, String fileSystem, HikariDataSource pool, DataSource dataSource,
             MVStore store, StoreRecovery.Marker marker, StoreRecovery.Recovered recovered, ForcedWrites forcedWrites,
@@ -133,11 +145,21 @@ public final class H2Database implements LedgerDatabase {
      * segments stay.
      */
     void checkpoint() {
+        checkpoint(System.nanoTime());
+    }
+
+    /** {@link #checkpoint()} at {@code now} ({@link System#nanoTime}); a segment of a trickle waits its turn. */
+    void checkpoint(long now) {
         try {
             if (!journal.segmentWritten() || failed()) {
                 return;
             }
+            if (journal.segmentBytes() < TRICKLE_BYTES
+                    && now - segmentStarted < TimeUnit.MILLISECONDS.toNanos(TRICKLE_CHECKPOINT_MS)) {
+                return;
+            }
             journal.rotate();
+            segmentStarted = now;
             forcedWrites.force();
             journal.dropOlder();
         } catch (IOException | SQLException | RuntimeException e) {

@@ -54,8 +54,8 @@ public final class ReceiptJournal implements AutoCloseable {
      * The size a new segment is written to with zeros before appends go to it, at least, and the unit it is rounded
      * to: an append then writes over blocks the file already has, and its {@code fdatasync} has no file size to record
      * (appending at the end of a file cost about twice as much per forced write here: benchmarks.md, section 5). Small,
-     * so that a ledger with a trickle of receipts, which still starts a segment every checkpoint, writes little more
-     * than them.
+     * so that a ledger with a trickle of receipts writes little more than them; its checkpoints also wait for a
+     * segment to hold half of this or to age ({@link H2Database#TRICKLE_BYTES}).
      */
     static final int PREALLOCATE_MIN = 64 << 10;
     /** The most a new segment is written to in advance; appends past it grow the file as before. */
@@ -326,6 +326,11 @@ public final class ReceiptJournal implements AutoCloseable {
             forced = covers;
             return true;
         }
+    }
+
+    /** The bytes of records written to the segment since it was started. */
+    synchronized long segmentBytes() {
+        return segmentBytes;
     }
 
     /** Whether a record was written since the segment was started: a checkpoint has something to drop. */

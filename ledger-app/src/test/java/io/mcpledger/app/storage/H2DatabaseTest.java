@@ -3,6 +3,7 @@ package io.mcpledger.app.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.mcpledger.app.testing.LargeLog;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.channels.FileChannel;
@@ -15,6 +16,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.h2.engine.SessionLocal;
 import org.h2.jdbc.JdbcConnection;
@@ -237,5 +240,44 @@ class H2DatabaseTest {
             assertThat(rs.next()).isTrue();
             assertThat(rs.getInt(1)).isEqualTo(7);
         }
+    }
+    /**
+     * A trickle of receipts does not start a journal segment (64 KiB of zeros) every second: the checkpoint waits until
+     * the segment holds {@link H2Database#TRICKLE_BYTES} or is {@link H2Database#TRICKLE_CHECKPOINT_MS} old.
+     */
+    @Test
+    void aCheckpointWaitsForASegmentOfATrickleToFillOrAge() throws Exception {
+        LargeLog receipts = new LargeLog("ledger.test/trickle", "0a1b2c3d", Instant.parse("2026-12-06T00:00:00Z"));
+        try (H2Database db = H2Database.open(state)) {
+            try (Connection c = db.dataSource().getConnection()) {
+                LedgerLog.create(c);
+                c.commit();
+            }
+            int session = 0;
+            receipts.append(db, session++, 1, 2, false, true);
+            long started = System.nanoTime();
+            Path segment = newestSegment();
+
+            db.checkpoint(started);
+            assertThat(newestSegment()).as("a segment of two receipts, just started").isEqualTo(segment);
+
+            db.checkpoint(started + TimeUnit.MILLISECONDS.toNanos(H2Database.TRICKLE_CHECKPOINT_MS + 1000));
+            assertThat(newestSegment()).as("the same segment, past the trickle's wait").isNotEqualTo(segment);
+            assertThat(ReceiptJournal.segments(state)).hasSize(1);
+
+            segment = newestSegment();
+            // Appends fill the zeros written in advance, and the file grows once they are full; the checkpoints of
+            // the running ledger may start the next segment first, once this one holds TRICKLE_BYTES.
+            while (newestSegment().equals(segment) && Files.size(segment) <= ReceiptJournal.PREALLOCATE_MIN) {
+                receipts.append(db, session++, 1, 2, false, true);
+            }
+            db.checkpoint(System.nanoTime());
+            assertThat(newestSegment()).as("a segment past %d bytes", H2Database.TRICKLE_BYTES).isNotEqualTo(segment);
+        }
+    }
+
+    private Path newestSegment() throws Exception {
+        List<Path> segments = ReceiptJournal.segments(state);
+        return segments.get(segments.size() - 1);
     }
 }
