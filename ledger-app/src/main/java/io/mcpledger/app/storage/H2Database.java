@@ -148,8 +148,11 @@ public final class H2Database implements LedgerDatabase {
         checkpoint(System.nanoTime());
     }
 
-    /** {@link #checkpoint()} at {@code now} ({@link System#nanoTime}); a segment of a trickle waits its turn. */
-    void checkpoint(long now) {
+    /**
+     * {@link #checkpoint()} at {@code now} ({@link System#nanoTime}); a segment of a trickle waits its turn. One at a
+     * time: a test's checkpoint beside the scheduled ones would start the same segment twice.
+     */
+    synchronized void checkpoint(long now) {
         try {
             if (!journal.segmentWritten() || failed()) {
                 return;
