@@ -241,6 +241,7 @@ class H2DatabaseTest {
             assertThat(rs.getInt(1)).isEqualTo(7);
         }
     }
+
     /**
      * A trickle of receipts does not start a journal segment (64 KiB of zeros) every second: the checkpoint waits until
      * the segment holds {@link H2Database#TRICKLE_BYTES} or is {@link H2Database#TRICKLE_CHECKPOINT_MS} old.
