@@ -79,8 +79,6 @@ public final class ReceiptJournal implements AutoCloseable {
     private FileChannel segment;
     private long number;
     private long written;
-    /** {@code written} when the segment was started. */
-    private long writtenInSegment;
     /** The bytes appended to the segment written to: a checkpoint writes the next one to about this in advance. */
     private long segmentBytes;
     /** Guarded by {@code forceLock}: the records that a completed force covers. */
@@ -335,7 +333,7 @@ public final class ReceiptJournal implements AutoCloseable {
 
     /** Whether a record was written since the segment was started: a checkpoint has something to drop. */
     synchronized boolean segmentWritten() {
-        return writtenInSegment != written;
+        return segmentBytes != 0;
     }
 
     /**
@@ -360,7 +358,6 @@ public final class ReceiptJournal implements AutoCloseable {
                 old = segment;
                 segment = created;
                 number = next;
-                writtenInSegment = written;
                 segmentBytes = 0;
             }
         }
