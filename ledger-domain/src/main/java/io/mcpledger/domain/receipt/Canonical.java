@@ -26,10 +26,28 @@ public final class Canonical {
     private Canonical() {
     }
 
+    /** The capacity of each thread's builder, about two receipts. */
+    private static final int BUILDER_CAPACITY = 4096;
+    /** A builder that grew past this (a large policy document) is not kept. */
+    private static final int KEPT_CAPACITY = 64 * 1024;
+    /**
+     * Each thread's builder, kept between calls: a new one of 256 characters grew four times, each a copy, for a
+     * receipt of 2 to 3 KB, on every receipt signed and every session row the projections write.
+     */
+    private static final ThreadLocal<StringBuilder> BUILDERS =
+            ThreadLocal.withInitial(() -> new StringBuilder(BUILDER_CAPACITY));
+
     /** The JCS string of a JSON tree. */
     public static String jcs(JsonNode node) {
-        StringBuilder out = new StringBuilder(256);
-        return write(node, out) ? out.toString() : referenceJcs(node);
+        StringBuilder out = BUILDERS.get();
+        out.setLength(0);
+        try {
+            return write(node, out) ? out.toString() : referenceJcs(node);
+        } finally {
+            if (out.capacity() > KEPT_CAPACITY) {
+                BUILDERS.remove();
+            }
+        }
     }
 
     /**

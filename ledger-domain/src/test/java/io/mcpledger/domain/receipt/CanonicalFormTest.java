@@ -217,6 +217,17 @@ class CanonicalFormTest {
                 .map(delete -> new Edit("insert", insert, delete)));
     }
 
+    /** The encoder keeps a builder per thread: a large document, then a small one in the same builder. */
+    @Example
+    void aLargeDocumentThenASmallOneAreEachWrittenWhole() {
+        ObjectNode large = JsonNodeFactory.instance.objectNode().put("policy", "x".repeat(200_000));
+        ObjectNode small = JsonNodeFactory.instance.objectNode().put("b", 1).put("a", "z");
+
+        assertThat(Canonical.jcs(large)).isEqualTo(Canonical.referenceJcs(large)).hasSize(200_013);
+        assertThat(Canonical.jcs(small)).isEqualTo("{\"a\":\"z\",\"b\":1}");
+        assertThat(Canonical.jcs(small)).isEqualTo(Canonical.referenceJcs(small));
+    }
+
     @Example
     void receiptsOfTheVectorsAreCanonicalAndTheirSpacedFormsAreNot() {
         for (JsonNode r : LedgerVectors.receipts()) {
