@@ -23,9 +23,6 @@ public final class Canonical {
     /** Reads trees without the mapper's per-call type lookup (every log line's body is read through it). */
     private static final ObjectReader TREES = JSON.reader();
 
-    private Canonical() {
-    }
-
     /** The capacity of each thread's builder, about two receipts. */
     private static final int BUILDER_CAPACITY = 4096;
     /** A builder that grew past this (a large policy document) is not kept. */
@@ -36,6 +33,9 @@ public final class Canonical {
      */
     private static final ThreadLocal<StringBuilder> BUILDERS =
             ThreadLocal.withInitial(() -> new StringBuilder(BUILDER_CAPACITY));
+
+    private Canonical() {
+    }
 
     /** The JCS string of a JSON tree. */
     public static String jcs(JsonNode node) {

@@ -217,7 +217,7 @@ class CanonicalFormTest {
                 .map(delete -> new Edit("insert", insert, delete)));
     }
 
-    /** The encoder keeps a builder per thread: a large document, then a small one in the same builder. */
+    /** The encoder keeps a builder per thread and drops one a large document grew: each is written whole. */
     @Example
     void aLargeDocumentThenASmallOneAreEachWrittenWhole() {
         ObjectNode large = JsonNodeFactory.instance.objectNode().put("policy", "x".repeat(200_000));
