@@ -154,10 +154,11 @@ public final class H2Database implements LedgerDatabase {
      */
     synchronized void checkpoint(long now) {
         try {
-            if (!journal.segmentWritten() || failed()) {
+            long segmentBytes = journal.segmentBytes();
+            if (segmentBytes == 0 || failed()) {
                 return;
             }
-            if (journal.segmentBytes() < TRICKLE_BYTES
+            if (segmentBytes < TRICKLE_BYTES
                     && now - segmentStarted < TimeUnit.MILLISECONDS.toNanos(TRICKLE_CHECKPOINT_MS)) {
                 return;
             }

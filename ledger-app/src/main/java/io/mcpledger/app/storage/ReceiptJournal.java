@@ -326,14 +326,9 @@ public final class ReceiptJournal implements AutoCloseable {
         }
     }
 
-    /** The bytes of records written to the segment since it was started. */
+    /** The bytes of records written to the segment since it was started: none, and a checkpoint has nothing to drop. */
     synchronized long segmentBytes() {
         return segmentBytes;
-    }
-
-    /** Whether a record was written since the segment was started: a checkpoint has something to drop. */
-    synchronized boolean segmentWritten() {
-        return segmentBytes != 0;
     }
 
     /**
