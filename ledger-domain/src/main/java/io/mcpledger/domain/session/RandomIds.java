@@ -23,15 +23,12 @@ public final class RandomIds implements Ids {
      */
     @Override
     public String receiptId(Instant at) {
-        byte[] id = new byte[TIME_BYTES + RECEIPT_RANDOM_BYTES];
+        byte[] time = new byte[TIME_BYTES];
         long millis = at.toEpochMilli();
         for (int i = 0; i < TIME_BYTES; i++) {
-            id[i] = (byte) (millis >>> (8 * (TIME_BYTES - 1 - i)));
+            time[i] = (byte) (millis >>> (8 * (TIME_BYTES - 1 - i)));
         }
-        byte[] random = new byte[RECEIPT_RANDOM_BYTES];
-        RANDOM.get().nextBytes(random);
-        System.arraycopy(random, 0, id, TIME_BYTES, RECEIPT_RANDOM_BYTES);
-        return "rcpt-" + Hex.encode(id);
+        return "rcpt-" + Hex.encode(time) + random(RECEIPT_RANDOM_BYTES);
     }
 
     @Override
