@@ -38,9 +38,7 @@ public final class RandomIds implements Ids {
 
     /** 16 bytes for a session id's random part. */
     public static byte[] sessionRandom() {
-        byte[] bytes = new byte[16];
-        RANDOM.get().nextBytes(bytes);
-        return bytes;
+        return randomBytes(16);
     }
 
     /** This thread's generator. */
@@ -57,8 +55,12 @@ public final class RandomIds implements Ids {
     }
 
     private static String random(int bytes) {
-        byte[] b = new byte[bytes];
-        RANDOM.get().nextBytes(b);
-        return Hex.encode(b);
+        return Hex.encode(randomBytes(bytes));
+    }
+
+    private static byte[] randomBytes(int count) {
+        byte[] bytes = new byte[count];
+        RANDOM.get().nextBytes(bytes);
+        return bytes;
     }
 }
