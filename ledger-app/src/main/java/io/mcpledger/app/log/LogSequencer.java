@@ -220,7 +220,7 @@ public final class LogSequencer {
 
     /** Takes the stored head when it is ahead of the one in memory (another node integrated). */
     private void refresh() {
-        try (Connection c = database.getConnection()) {
+        try (Connection c = Reads.connection(database)) {
             long size = LogTables.treeSize(c, false);
             String note = size > latest.size() ? LogTables.checkpoint(c, size) : null;
             Reads.end(c);
@@ -243,7 +243,7 @@ public final class LogSequencer {
 
     /** The signed checkpoint published at {@code size}, if one was. */
     public Optional<String> checkpoint(long size) throws StorageException {
-        try (Connection c = database.getConnection()) {
+        try (Connection c = Reads.connection(database)) {
             String note = LogTables.checkpoint(c, size);
             Reads.end(c);
             return Optional.ofNullable(note);

@@ -67,7 +67,7 @@ final class Tiles implements NodeSource {
             tile = cache.get(key);
         }
         if (tile == null || tile.length < width * Merkle.HASH_SIZE) {
-            try (Connection c = database.getConnection()) {
+            try (Connection c = Reads.connection(database)) {
                 tile = LogTables.tile(c, level, index);
                 Reads.end(c);
             } catch (SQLException e) {

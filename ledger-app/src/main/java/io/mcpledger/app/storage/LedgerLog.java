@@ -195,7 +195,7 @@ public final class LedgerLog implements LogReader {
 
     @Override
     public long size() {
-        try (Connection c = database.getConnection();
+        try (Connection c = Reads.connection(database);
              PreparedStatement s = c.prepareStatement("SELECT next FROM log_sequence WHERE id = 1");
              ResultSet r = s.executeQuery()) {
             long size = r.next() ? r.getLong(1) : 0;
@@ -208,7 +208,7 @@ public final class LedgerLog implements LogReader {
 
     @Override
     public Entry entry(long position) {
-        try (Connection c = database.getConnection();
+        try (Connection c = Reads.connection(database);
              PreparedStatement s = c.prepareStatement("SELECT line, document FROM ledger_entry WHERE position = ?")) {
             s.setLong(1, position);
             try (ResultSet r = s.executeQuery()) {
@@ -232,7 +232,7 @@ public final class LedgerLog implements LogReader {
         for (int from = 0; from < wanted.size(); from += IN_LIST) {
             List<Long> chunk = wanted.subList(from, Math.min(wanted.size(), from + IN_LIST));
             String marks = String.join(", ", Collections.nCopies(chunk.size(), "?"));
-            try (Connection c = database.getConnection();
+            try (Connection c = Reads.connection(database);
                  PreparedStatement s = c.prepareStatement("SELECT position, line, document FROM ledger_entry"
                          + " WHERE position IN (" + marks + ")")) {
                 for (int i = 0; i < chunk.size(); i++) {
@@ -258,7 +258,7 @@ public final class LedgerLog implements LogReader {
 
     /** The position of the previous receipt of entry {@code position}'s stream, or -1 when it is the first. */
     public long prevPosition(long position) {
-        try (Connection c = database.getConnection();
+        try (Connection c = Reads.connection(database);
              PreparedStatement s = c.prepareStatement("SELECT prev_position FROM ledger_entry WHERE position = ?")) {
             s.setLong(1, position);
             try (ResultSet r = s.executeQuery()) {
@@ -351,7 +351,7 @@ public final class LedgerLog implements LogReader {
 
     /** The committed receipt with this id and its position, or null. */
     public Located locate(String receiptId) {
-        try (Connection c = database.getConnection();
+        try (Connection c = Reads.connection(database);
              PreparedStatement s = c.prepareStatement("SELECT position, line FROM ledger_entry WHERE receipt_id = ?")) {
             s.setString(1, receiptId);
             try (ResultSet r = s.executeQuery()) {

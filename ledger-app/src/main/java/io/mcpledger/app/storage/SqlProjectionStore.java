@@ -619,7 +619,7 @@ public final class SqlProjectionStore implements ProjectionStore {
     }
 
     private <T> T query(String what, Query<T> query) {
-        try (Connection c = database.getConnection()) {
+        try (Connection c = Reads.connection(database)) {
             try {
                 return query.run(c);
             } finally {
