@@ -18,6 +18,7 @@ import io.mcpledger.domain.session.CallStatus;
 import io.mcpledger.domain.session.ClientState;
 import io.mcpledger.domain.session.SessionHistory;
 import io.mcpledger.domain.session.SessionState;
+import io.mcpledger.query.ProjectionStore.CallKey;
 import io.mcpledger.query.ProjectionStore.Flush;
 import io.mcpledger.query.ProjectionStore.Meta;
 import io.mcpledger.query.ProjectionStore.StoredCall;
@@ -120,15 +121,18 @@ public final class LedgerProjector implements Authority, SessionHistory {
     private long folding;
     private PolicyDocument foldingPolicy;
 
-    private record CallKey(long session, String requestId) {
-        /**
-         * Mixed, unlike a record's default ({@code 31 * session + hash}): keys are log positions and request ids such as
-         * "req-1", "req-2"..., which that default sends in droves to the same buckets.
-         */
-        @Override
-        public int hashCode() {
-            return Long.hashCode(session * 0x9E3779B97F4A7C15L) ^ requestId.hashCode();
-        }
+    /**
+     * A call a worker read ahead for the batch it decides ({@link #readAhead}): the head of its session or client
+     * stream when it was read, and what the store held then (null: no call).
+     */
+    private record Ahead(long head, StoredCall call) {
+    }
+
+    /** What the current thread read ahead for its batch; kept until it reads ahead again. */
+    private final ThreadLocal<Map<CallKey, Ahead>> readAhead = ThreadLocal.withInitial(HashMap::new);
+
+    /** A call a batch asks about: in the session {@code stream}, or in the client stream of that tokenRef. */
+    public record WantedCall(String stream, boolean client, String requestId) {
     }
 
     private LedgerProjector(ProjectionStore store, LogReader log, Duration idleExpiry, Caches caches) {
@@ -669,27 +673,70 @@ public final class LedgerProjector implements Authority, SessionHistory {
     @Override
     public CallRecord call(String sessionId, String requestId) {
         StoredSession s = session(sessionId, false);
-        return s == null ? null : call(s.key(), requestId);
+        return s == null ? null : call(s.key(), s.headPosition(), requestId);
     }
 
     @Override
     public CallRecord clientCall(String tokenRef, String requestId) {
         StoredClient c = client(tokenRef, false);
-        return c == null ? null : call(c.key(), requestId);
+        return c == null ? null : call(c.key(), c.headPosition(), requestId);
     }
 
-    /** The call of the session or client stream keyed {@code streamKey}, with its receipts; null when there is none. */
-    private CallRecord call(long streamKey, String requestId) {
+    /**
+     * The call of the session or client stream keyed {@code streamKey}, whose latest receipt is at {@code head}, with
+     * its receipts; null when there is none.
+     */
+    private CallRecord call(long streamKey, long head, String requestId) {
         CallKey key = new CallKey(streamKey, requestId);
         long before = position;
         StoredCall call = read(() -> calls.get(key));
         if (call == null) {
-            call = store.call(streamKey, requestId);
-            if (call != null) {
-                cacheIfNothingFolded(key, call, before);
+            Ahead ahead = readAhead.get().get(key);
+            if (ahead != null && ahead.head() == head) {
+                call = ahead.call();
+            } else {
+                call = store.call(streamKey, requestId);
+                if (call != null) {
+                    cacheIfNothingFolded(key, call, before);
+                }
             }
         }
         return call == null ? null : records(List.of(call)).get(0);
+    }
+
+    /**
+     * Reads from the store, in one query, the calls a batch is about to ask about that memory does not hold, so that
+     * deciding it asks the store nothing more for them: a new requestId is an admission's common case, and each one
+     * would otherwise cost a query of its own that finds nothing. What this thread read stands in for the store's
+     * answer to {@link #call} and {@link #clientCall} while the stream's latest receipt is the one it had here: any
+     * decision on the stream since moves that receipt on, and the store is asked again. Kept until this thread reads
+     * ahead again.
+     */
+    public void readAhead(List<WantedCall> wanted) {
+        Map<CallKey, Ahead> ahead = readAhead.get();
+        ahead.clear();
+        Map<CallKey, Long> heads = new HashMap<>();
+        for (WantedCall w : wanted) {
+            // The head before memory and the store are read: a decision folded after it moves the head on.
+            if (w.client()) {
+                StoredClient c = client(w.stream(), false);
+                if (c != null) {
+                    heads.put(new CallKey(c.key(), w.requestId()), c.headPosition());
+                }
+            } else {
+                StoredSession s = session(w.stream(), false);
+                if (s != null) {
+                    heads.put(new CallKey(s.key(), w.requestId()), s.headPosition());
+                }
+            }
+        }
+        read(() -> heads.keySet().removeIf(key -> calls.get(key) != null));
+        if (heads.size() < 2) {
+            // One call costs one query either way, when it is asked about.
+            return;
+        }
+        Map<CallKey, StoredCall> stored = store.calls(heads.keySet());
+        heads.forEach((key, head) -> ahead.put(key, new Ahead(head, stored.get(key))));
     }
 
     /**

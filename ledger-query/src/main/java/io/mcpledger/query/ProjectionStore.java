@@ -3,6 +3,8 @@ package io.mcpledger.query;
 import io.mcpledger.domain.session.CallStatus;
 import io.mcpledger.domain.session.ClientState;
 import io.mcpledger.domain.session.SessionState;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -38,6 +40,18 @@ public interface ProjectionStore {
      */
     record StoredCall(long sessionKey, String requestId, long decision, CallStatus status, long outcome,
                       long resolution) {
+    }
+
+    /** What names a call: the key of its session or client stream, and its requestId. */
+    record CallKey(long sessionKey, String requestId) {
+        /**
+         * Mixed, unlike a record's default ({@code 31 * sessionKey + hash}): keys are log positions and request ids
+         * such as "req-1", "req-2"..., which that default sends in droves to the same buckets.
+         */
+        @Override
+        public int hashCode() {
+            return Long.hashCode(sessionKey * 0x9E3779B97F4A7C15L) ^ requestId.hashCode();
+        }
     }
 
     /**
@@ -76,6 +90,21 @@ public interface ProjectionStore {
 
     /** A call of the session or client stream with this key. */
     StoredCall call(long sessionKey, String requestId);
+
+    /**
+     * The calls of these keys that the store holds, read at once (a batch's, before it is decided); a key the store
+     * has no call for is left out.
+     */
+    default Map<CallKey, StoredCall> calls(Collection<CallKey> keys) {
+        Map<CallKey, StoredCall> found = new HashMap<>();
+        for (CallKey key : keys) {
+            StoredCall call = call(key.sessionKey(), key.requestId());
+            if (call != null) {
+                found.put(key, call);
+            }
+        }
+        return found;
+    }
 
     /** The session's calls that were pending at the last flush, in decision order. */
     List<StoredCall> pendingCalls(long sessionKey);

@@ -35,6 +35,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -353,6 +354,78 @@ class LedgerProjectionTest {
             assertThat(ledger.projector.call(sessionId(1), "req-2")).isNull();
             ledger.projector.flush();
         }
+    }
+
+    /** Projections opened on what the ledger stored, which keep no call in memory: every call read is the store's. */
+    private LedgerProjector openWithoutCalls(MemoryProjectionStore store) {
+        return LedgerProjector.open(store, ledger.log, IDLE, new LedgerProjector.Caches(100, 0));
+    }
+
+    private CallAnswer admit(int session, String requestId, int second) {
+        return ledger.send(new RequestCall(sessionId(session), TOKEN, requestId, "pricing", "quote", "invoke",
+                "ab".repeat(32), null, T0.plusSeconds(second)));
+    }
+
+    @Test
+    void aBatchsCallsAreReadAheadInOneQueryAndNotAskedForAgain() {
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
+        initialize(1, T0);
+        initialize(2, T0);
+        CallAnswer admitted = admit(1, "req-0", 1);
+        ledger.projector.flush();
+        MemoryProjectionStore store = ledger.store.copy();
+        LedgerProjector projector = openWithoutCalls(store);
+
+        projector.readAhead(List.of(new LedgerProjector.WantedCall(sessionId(1), false, "req-0"),
+                new LedgerProjector.WantedCall(sessionId(1), false, "req-1"),
+                new LedgerProjector.WantedCall(sessionId(2), false, "req-0"),
+                new LedgerProjector.WantedCall(sessionId(9), false, "req-0")));
+
+        assertThat(store.batchReads).isEqualTo(1);
+        assertThat(projector.call(sessionId(1), "req-0").decision()).isEqualTo(admitted.receipt());
+        assertThat(projector.call(sessionId(1), "req-1")).isNull();
+        assertThat(projector.call(sessionId(2), "req-0")).isNull();
+        assertThat(store.callReads).isZero();
+        // Another thread read nothing ahead: it asks the store.
+        assertThat(CompletableFuture.supplyAsync(() -> projector.call(sessionId(1), "req-1")).join()).isNull();
+        assertThat(store.callReads).isEqualTo(1);
+    }
+
+    @Test
+    void aCallDecidedAfterItWasReadAheadIsAskedForAgain() {
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
+        initialize(1, T0);
+        ledger.projector.flush();
+        MemoryProjectionStore store = ledger.store.copy();
+        LedgerProjector projector = openWithoutCalls(store);
+        projector.readAhead(List.of(new LedgerProjector.WantedCall(sessionId(1), false, "req-1"),
+                new LedgerProjector.WantedCall(sessionId(1), false, "req-2")));
+        assertThat(store.batchReads).isEqualTo(1);
+
+        // Decided after the read ahead found nothing, folded and stored: memory no longer holds it.
+        CallAnswer admitted = admit(1, "req-1", 1);
+        projector.catchUp(n -> { });
+        projector.flush();
+        int before = store.callReads;
+
+        assertThat(projector.call(sessionId(1), "req-1").decision()).isEqualTo(admitted.receipt());
+        assertThat(projector.call(sessionId(1), "req-2")).isNull();
+        assertThat(store.callReads - before).isEqualTo(2);
+    }
+
+    @Test
+    void oneCallIsNotReadAheadNorOneMemoryHolds() {
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
+        initialize(1, T0);
+        admit(1, "req-0", 1);
+        int before = ledger.store.callReads;
+
+        ledger.projector.readAhead(List.of(new LedgerProjector.WantedCall(sessionId(1), false, "req-0"),
+                new LedgerProjector.WantedCall(sessionId(1), false, "req-1")));
+
+        assertThat(ledger.store.batchReads).isZero();
+        assertThat(ledger.projector.call(sessionId(1), "req-1")).isNull();
+        assertThat(ledger.store.callReads - before).isEqualTo(1);
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.mcpledger.domain.session.SessionStateJson;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +36,9 @@ final class MemoryProjectionStore implements ProjectionStore {
     /** Client streams by tokenRef, as the JCS bytes of C with their key and head. */
     private final NavigableMap<String, ClientRow> clients = new TreeMap<>();
     int flushes;
+    /** How many times a call was read on its own, and how many times calls were read together. */
+    int callReads;
+    int batchReads;
 
     @Override
     public synchronized Meta meta() {
@@ -90,9 +94,27 @@ final class MemoryProjectionStore implements ProjectionStore {
 
     @Override
     public synchronized StoredCall call(long sessionKey, String requestId) {
+        callReads++;
+        return storedCall(sessionKey, requestId);
+    }
+
+    private StoredCall storedCall(long sessionKey, String requestId) {
         return calls.values().stream()
                 .filter(c -> c.sessionKey() == sessionKey && c.requestId().equals(requestId))
                 .findFirst().orElse(null);
+    }
+
+    @Override
+    public synchronized Map<CallKey, StoredCall> calls(Collection<CallKey> keys) {
+        batchReads++;
+        Map<CallKey, StoredCall> found = new HashMap<>();
+        for (CallKey key : keys) {
+            StoredCall call = storedCall(key.sessionKey(), key.requestId());
+            if (call != null) {
+                found.put(key, call);
+            }
+        }
+        return found;
     }
 
     @Override

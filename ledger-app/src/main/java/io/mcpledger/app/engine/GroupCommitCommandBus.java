@@ -225,6 +225,13 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
 
         /** Why {@code command} is refused before it is handled (a {@code LedgerException}), or null to handle it. */
         RuntimeException refusal(CommandMessage<?> command, UnitOfWork<?> root);
+
+        /**
+         * Before these commands of the batch are decided, one after the other on this thread: the first ones after
+         * {@link #beforeBatch}, then those decided into the batch while it waits for the append lock.
+         */
+        default void beforeDecide(List<CommandMessage<?>> commands) {
+        }
     }
 
     /** Hears of each batch that committed. */
@@ -387,6 +394,13 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
          */
         private Throwable decide(List<Pending> batch, int from, UnitOfWork<?> root,
                                  List<CommandResultMessage<?>> results) {
+            if (from < batch.size()) {
+                List<CommandMessage<?>> commands = new ArrayList<>(batch.size() - from);
+                for (int i = from; i < batch.size(); i++) {
+                    commands.add(batch.get(i).command());
+                }
+                guard.beforeDecide(commands);
+            }
             for (int i = from; i < batch.size(); i++) {
                 Pending pending = batch.get(i);
                 RuntimeException refused = guard.refusal(pending.command(), root);

@@ -1,7 +1,11 @@
 package io.mcpledger.app.engine;
 
 import io.mcpledger.domain.session.InitializeSession;
+import io.mcpledger.domain.session.RequestCall;
+import io.mcpledger.domain.session.RequestClientCall;
 import io.mcpledger.query.LedgerProjector;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.LongSupplier;
 import org.axonframework.commandhandling.CommandMessage;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
@@ -45,6 +49,24 @@ final class LedgerBatchGuard implements GroupCommitCommandBus.BatchGuard {
         }
         root.resources().put(LedgerEventStorage.AUTHORITY, projector.authorityChanges());
         root.resources().put(OPENED, new int[1]);
+    }
+
+    /**
+     * Reads ahead, in one query, whether the requestIds of the batch's admissions are new ({@link
+     * LedgerProjector#readAhead}): deciding an admission asks that first, and on PostgreSQL each asking would be a
+     * round trip of its own.
+     */
+    @Override
+    public void beforeDecide(List<CommandMessage<?>> commands) {
+        List<LedgerProjector.WantedCall> wanted = new ArrayList<>(commands.size());
+        for (CommandMessage<?> command : commands) {
+            if (command.getPayload() instanceof RequestCall call) {
+                wanted.add(new LedgerProjector.WantedCall(call.sessionId(), false, call.requestId()));
+            } else if (command.getPayload() instanceof RequestClientCall call) {
+                wanted.add(new LedgerProjector.WantedCall(call.tokenRef(), true, call.requestId()));
+            }
+        }
+        projector.readAhead(wanted);
     }
 
     @Override

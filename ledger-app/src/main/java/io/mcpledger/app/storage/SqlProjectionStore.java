@@ -14,6 +14,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -226,6 +227,45 @@ public final class SqlProjectionStore implements ProjectionStore {
                 }
             }
         });
+    }
+
+    /**
+     * One statement for them all, {@code (request_id, session_key) IN (...)}, which H2 and PostgreSQL both answer
+     * from the index on those columns. The list is padded to a power of two with its last key, so that a few
+     * statements' texts serve every batch size (H2 keeps the last few it parsed, per connection).
+     */
+    @Override
+    public Map<CallKey, StoredCall> calls(Collection<CallKey> keys) {
+        if (keys.size() < 2) {
+            return ProjectionStore.super.calls(keys);
+        }
+        List<CallKey> list = new ArrayList<>(keys);
+        int size = Integer.highestOneBit(list.size() - 1) << 1;
+        while (list.size() < size) {
+            list.add(list.get(list.size() - 1));
+        }
+        return query("read " + keys.size() + " calls", c -> {
+            Map<CallKey, StoredCall> found = new HashMap<>();
+            try (PreparedStatement s = c.prepareStatement(callsQuery(size))) {
+                for (int i = 0; i < size; i++) {
+                    s.setString(2 * i + 1, list.get(i).requestId());
+                    s.setLong(2 * i + 2, list.get(i).sessionKey());
+                }
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        StoredCall call = call(r);
+                        found.put(new CallKey(call.sessionKey(), call.requestId()), call);
+                    }
+                }
+            }
+            return found;
+        });
+    }
+
+    /** The query of {@link #calls} for {@code size} keys. */
+    static String callsQuery(int size) {
+        return "SELECT " + CALL_COLUMNS + " FROM call_state WHERE (request_id, session_key) IN ("
+                + "(?, ?), ".repeat(size - 1) + "(?, ?))";
     }
 
     @Override

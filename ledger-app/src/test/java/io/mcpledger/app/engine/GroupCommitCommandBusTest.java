@@ -168,6 +168,46 @@ class GroupCommitCommandBusTest {
         assertThat(retried.receipt().seq()).isEqualTo(2);
     }
 
+    /**
+     * In a batch after a restart (memory holds no call), whose calls are read ahead in one query: a call decided before
+     * is answered with its receipt again, a new one is admitted, and the same new requestId twice in the batch is
+     * admitted once.
+     */
+    @Test
+    void aBatchTellsRetriesFromNewCallsWhenItsCallsAreReadAhead() throws Exception {
+        List<String> sessions = sessionsOnOneWorker(6, 1);
+        List<CallAnswer> earlier = new ArrayList<>();
+        for (String id : sessions) {
+            initialize(id, 1);
+            earlier.add(ledger.commands().sendAndWait(call(id, 1, "req-1")));
+        }
+        ledger.close();
+        ledger = LedgerEngine.start(open(dir), settings(dir, PolicyFiles.parse(RestartIsReplayTest.QUOTE_AND_DISCOUNT)),
+                Clock.fixed(T0, ZoneOffset.UTC));
+        long batchesBefore = ledger.commandBus().batches();
+        long storedBefore = storedEvents();
+
+        ledger.commandBus().pause();
+        List<CompletableFuture<CallAnswer>> retries = new ArrayList<>();
+        List<CompletableFuture<CallAnswer>> fresh = new ArrayList<>();
+        for (String id : sessions) {
+            retries.add(ledger.commands().send(call(id, 1, "req-1")));
+            fresh.add(ledger.commands().send(call(id, 1, "req-2")));
+        }
+        CompletableFuture<CallAnswer> again = ledger.commands().send(call(sessions.get(0), 1, "req-2"));
+        ledger.commandBus().resume();
+
+        for (int i = 0; i < sessions.size(); i++) {
+            assertThat(retries.get(i).get(30, TimeUnit.SECONDS).receipt()).isEqualTo(earlier.get(i).receipt());
+            CallAnswer admitted = fresh.get(i).get(30, TimeUnit.SECONDS);
+            assertThat(admitted.admitted()).isTrue();
+            assertThat(admitted.receipt().seq()).isEqualTo(3);
+        }
+        assertThat(again.get(30, TimeUnit.SECONDS).receipt()).isEqualTo(fresh.get(0).get().receipt());
+        assertThat(ledger.commandBus().batches() - batchesBefore).isEqualTo(1);
+        assertThat(storedEvents()).as("one receipt per new call").isEqualTo(storedBefore + sessions.size());
+    }
+
     private static Throwable failureOf(CompletableFuture<?> future) throws InterruptedException {
         try {
             future.get(30, TimeUnit.SECONDS);

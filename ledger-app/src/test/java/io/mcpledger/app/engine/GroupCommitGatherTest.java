@@ -9,10 +9,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.axonframework.commandhandling.CommandMessage;
 import org.axonframework.commandhandling.CommandResultMessage;
 import org.axonframework.commandhandling.GenericCommandMessage;
 import org.axonframework.common.transaction.Transaction;
 import org.axonframework.common.transaction.TransactionManager;
+import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -140,6 +142,53 @@ class GroupCommitGatherTest {
         assertThat(decided).containsExactly("held", "first", "second", "third");
         assertThat(bus.batches()).isEqualTo(2);
         assertThat(bus.commands()).isEqualTo(4);
+    }
+
+    /**
+     * The guard hears of the commands about to be decided, the batch's first ones and each group gathered while it
+     * waits, before any of them is decided (the ledger reads their calls ahead then, in one query).
+     */
+    @Test
+    void theGuardHearsOfEachGroupOfCommandsBeforeItIsDecided() throws Exception {
+        List<List<String>> groups = new CopyOnWriteArrayList<>();
+        bus.guard(new GroupCommitCommandBus.BatchGuard() {
+            @Override
+            public void beforeBatch(UnitOfWork<?> root, int attempt) {
+            }
+
+            @Override
+            public RuntimeException refusal(CommandMessage<?> command, UnitOfWork<?> root) {
+                return null;
+            }
+
+            @Override
+            public void beforeDecide(List<CommandMessage<?>> commands) {
+                List<String> texts = commands.stream().map(c -> c.getPayload() instanceof Note note ? note.text()
+                        : (String) c.getPayload()).toList();
+                groups.add(texts);
+                decided.add("ahead " + texts);
+            }
+        });
+        CompletableFuture<CommandResultMessage<?>> held = holdTheAppendLock();
+        send(new Note(session, "first"));
+        awaitDecided("first");
+        send(new Note(session, "second"));
+        send(new Note(session, "third"));
+        awaitDecided("second", "third");
+        release.countDown();
+        held.get(10, TimeUnit.SECONDS);
+
+        assertThat(groups).as("no group is empty").noneMatch(List::isEmpty);
+        List<String> ahead = List.of();
+        for (String entry : decided) {
+            if (entry.startsWith("ahead ")) {
+                ahead = groups.remove(0);
+            } else {
+                assertThat(ahead).as("the group heard of before %s was decided", entry).contains(entry);
+            }
+        }
+        assertThat(decided).filteredOn(e -> !e.startsWith("ahead ")).containsExactly("held", "first", "second",
+                "third");
     }
 
     @Test

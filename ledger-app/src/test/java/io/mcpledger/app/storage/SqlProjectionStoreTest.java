@@ -10,6 +10,7 @@ import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.session.CallStatus;
 import io.mcpledger.domain.session.SessionFold;
 import io.mcpledger.query.ProjectionConflictException;
+import io.mcpledger.query.ProjectionStore.CallKey;
 import io.mcpledger.query.ProjectionStore.Flush;
 import io.mcpledger.query.ProjectionStore.Meta;
 import io.mcpledger.query.ProjectionStore.StoredCall;
@@ -21,10 +22,12 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -113,6 +116,58 @@ class SqlProjectionStoreTest {
         assertThat(store.revokedPrincipals()).isEqualTo(Map.of("tr-1", 6L, "tr-2", 15L));
         assertThat(store.sessionsWithRequest("req-1")).containsExactly(SESSION, SESSION + 4);
         assertThat(store.sessionsWithRequest("req-2")).isEmpty();
+    }
+
+    /**
+     * A batch's calls are read in one query: those the store holds, under their keys, whatever the number asked (the
+     * list is padded to a power of two), with requestIds that other sessions use too; none for a key it lacks.
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void callsAreReadInOneQueryByRequestAndSession(Kind kind) throws Exception {
+        open(kind);
+        List<StoredCall> stored = new ArrayList<>();
+        for (int n = 0; n < 30; n++) {
+            stored.add(new StoredCall(SESSION + n % 3, "req-" + n / 3, 100 + n, CallStatus.values()[n % 6], -1, -1));
+        }
+        store.write(flush(200, stored.toArray(StoredCall[]::new)));
+
+        for (int size : new int[] {2, 3, 17, 64}) {
+            List<CallKey> keys = new ArrayList<>();
+            Map<CallKey, StoredCall> expected = new HashMap<>();
+            for (int i = 0; i < size; i++) {
+                // Every other key names a stored call; the others a requestId stored in other sessions, or none.
+                StoredCall call = stored.get((i * 7) % stored.size());
+                CallKey key = i % 2 == 0 ? new CallKey(call.sessionKey(), call.requestId())
+                        : new CallKey(SESSION + 3 + i % 2, call.requestId() + (i % 4 == 1 ? "" : "-new"));
+                keys.add(key);
+                if (i % 2 == 0) {
+                    expected.put(key, call);
+                }
+            }
+            assertThat(store.calls(keys)).as("%d keys", size).isEqualTo(expected);
+        }
+        assertThat(store.calls(List.of(new CallKey(SESSION, "req-0")))).isEqualTo(
+                Map.of(new CallKey(SESSION, "req-0"), stored.get(0)));
+        assertThat(store.calls(List.of())).isEmpty();
+    }
+
+    /** H2 answers the batch's query from the index on (request_id, session_key), not by reading the whole table. */
+    @Test
+    void h2ReadsABatchsCallsThroughTheIndex() throws Exception {
+        DataSource database = databases.create(Kind.H2, 1, SqlProjectionStore::create);
+        try (Connection c = database.getConnection();
+             PreparedStatement s = c.prepareStatement("EXPLAIN " + SqlProjectionStore.callsQuery(4))) {
+            for (int i = 0; i < 4; i++) {
+                s.setString(2 * i + 1, "req-" + i);
+                s.setLong(2 * i + 2, i);
+            }
+            try (ResultSet r = s.executeQuery()) {
+                assertThat(r.next()).isTrue();
+                assertThat(r.getString(1)).containsIgnoringCase("CALL_STATE_REQUEST")
+                        .doesNotContainIgnoringCase("tableScan");
+            }
+        }
     }
 
     /** Sessions are listed and digested in id order, which must be Java's order on every database. */
