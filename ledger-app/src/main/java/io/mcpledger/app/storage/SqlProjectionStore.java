@@ -230,9 +230,11 @@ public final class SqlProjectionStore implements ProjectionStore {
     }
 
     /**
-     * One statement for them all, {@code (request_id, session_key) IN (...)}, which H2 and PostgreSQL both answer
-     * from the index on those columns. The list is padded to a power of two with its last key, so that a few
-     * statements' texts serve every batch size (H2 keeps the last few it parsed, per connection).
+     * One statement for them all, answered from the index on {@code (request_id, session_key)}: on H2 a list of rows,
+     * {@code (request_id, session_key) IN ((?, ?), ...)}, padded to a power of two with its last key so that a few
+     * statements' texts serve every batch size (H2 keeps the last few it parsed, per connection); on PostgreSQL, which
+     * plans such a list as one bitmap scan per row and plans it again for every size, the keys go in two arrays
+     * through {@code unnest}, each looked up in the index: one statement for every size.
      */
     @Override
     public Map<CallKey, StoredCall> calls(Collection<CallKey> keys) {
@@ -240,16 +242,22 @@ public final class SqlProjectionStore implements ProjectionStore {
             return ProjectionStore.super.calls(keys);
         }
         List<CallKey> list = new ArrayList<>(keys);
-        int size = Integer.highestOneBit(list.size() - 1) << 1;
-        while (list.size() < size) {
-            list.add(list.get(list.size() - 1));
-        }
         return query("read " + keys.size() + " calls", c -> {
+            SqlDialect dialect = SqlDialect.of(c);
+            int size = dialect == SqlDialect.H2 ? Integer.highestOneBit(list.size() - 1) << 1 : list.size();
+            while (list.size() < size) {
+                list.add(list.get(list.size() - 1));
+            }
             Map<CallKey, StoredCall> found = new HashMap<>();
-            try (PreparedStatement s = c.prepareStatement(callsQuery(size))) {
-                for (int i = 0; i < size; i++) {
-                    s.setString(2 * i + 1, list.get(i).requestId());
-                    s.setLong(2 * i + 2, list.get(i).sessionKey());
+            try (PreparedStatement s = c.prepareStatement(callsQuery(dialect, size))) {
+                if (dialect == SqlDialect.H2) {
+                    for (int i = 0; i < size; i++) {
+                        s.setString(2 * i + 1, list.get(i).requestId());
+                        s.setLong(2 * i + 2, list.get(i).sessionKey());
+                    }
+                } else {
+                    s.setArray(1, c.createArrayOf("varchar", list.stream().map(CallKey::requestId).toArray()));
+                    s.setArray(2, c.createArrayOf("bigint", list.stream().map(CallKey::sessionKey).toArray()));
                 }
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
@@ -263,9 +271,16 @@ public final class SqlProjectionStore implements ProjectionStore {
     }
 
     /** The query of {@link #calls} for {@code size} keys. */
-    static String callsQuery(int size) {
-        return "SELECT " + CALL_COLUMNS + " FROM call_state WHERE (request_id, session_key) IN ("
-                + "(?, ?), ".repeat(size - 1) + "(?, ?))";
+    static String callsQuery(SqlDialect dialect, int size) {
+        if (dialect == SqlDialect.H2) {
+            return "SELECT " + CALL_COLUMNS + " FROM call_state WHERE (request_id, session_key) IN ("
+                    + "(?, ?), ".repeat(size - 1) + "(?, ?))";
+        }
+        // Each key looked up on its own (LIMIT 1 keeps the subquery from being joined whole), so that the plan is
+        // the index's whatever the table's statistics say: a join planned while the table was small reads it all.
+        return "SELECT " + qualified("c", CALL_COLUMNS) + " FROM unnest(?::varchar[], ?::bigint[])"
+                + " AS w (request_id, session_key) CROSS JOIN LATERAL (SELECT " + CALL_COLUMNS + " FROM call_state x"
+                + " WHERE x.request_id = w.request_id AND x.session_key = w.session_key LIMIT 1) c";
     }
 
     @Override
