@@ -88,7 +88,20 @@ public final class LedgerLog implements LogReader {
         // row and then adds to the value that append committed. H2 (2.5.252, READ COMMITTED) does not: with appends
         // from several connections at once, both this and SELECT ... FOR UPDATE sometimes gave two appends one
         // position (LedgerLogStorageTest found it; the primary key then refused the second). On H2 the one process
-        // that holds the file serializes its appends instead (GroupCommitCommandBus's append lock).
+        // that holds the file serializes its appends instead (GroupCommitCommandBus's append lock). PostgreSQL returns
+        // the value it wrote with the update, one round trip for both.
+        if (SqlDialect.of(c) == SqlDialect.POSTGRESQL) {
+            try (PreparedStatement s = c.prepareStatement(
+                    "UPDATE log_sequence SET next = next + ? WHERE id = 1 RETURNING next")) {
+                s.setLong(1, n);
+                try (ResultSet r = s.executeQuery()) {
+                    if (!r.next()) {
+                        throw new SQLException("the log_sequence row is missing");
+                    }
+                    return r.getLong(1) - n;
+                }
+            }
+        }
         try (PreparedStatement s = c.prepareStatement("UPDATE log_sequence SET next = next + ? WHERE id = 1")) {
             s.setLong(1, n);
             if (s.executeUpdate() != 1) {
