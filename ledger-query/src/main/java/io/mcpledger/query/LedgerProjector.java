@@ -705,7 +705,8 @@ public final class LedgerProjector implements Authority, SessionHistory {
     }
 
     /**
-     * Reads from the store, in one query, the calls a batch is about to ask about that memory does not hold, so that
+     * Reads from the store, in one query, the calls a batch is about to ask about that memory does not hold (of the
+     * sessions and client streams it holds), so that
      * deciding it asks the store nothing more for them: a new requestId is an admission's common case, and each one
      * would otherwise cost a query of its own that finds nothing. What this thread read stands in for the store's
      * answer to {@link #call} and {@link #clientCall} while the stream's latest receipt is the one it had here: any
@@ -716,21 +717,20 @@ public final class LedgerProjector implements Authority, SessionHistory {
         Map<CallKey, Ahead> ahead = readAhead.get();
         ahead.clear();
         Map<CallKey, Long> heads = new HashMap<>();
-        for (WantedCall w : wanted) {
-            // The head before memory and the store are read: a decision folded after it moves the head on.
-            if (w.client()) {
-                StoredClient c = client(w.stream(), false);
-                if (c != null) {
-                    heads.put(new CallKey(c.key(), w.requestId()), c.headPosition());
-                }
-            } else {
-                StoredSession s = session(w.stream(), false);
-                if (s != null) {
-                    heads.put(new CallKey(s.key(), w.requestId()), s.headPosition());
+        read(() -> {
+            for (WantedCall w : wanted) {
+                // Only streams memory holds (the active ones, mostly): another would cost a read of its own here. The
+                // head is read before the store is: a decision folded after it moves the head on.
+                StoredClient c = w.client() ? clients.get(w.stream()) : null;
+                StoredSession s = w.client() ? null : sessions.get(w.stream());
+                CallKey key = c != null ? new CallKey(c.key(), w.requestId())
+                        : s != null ? new CallKey(s.key(), w.requestId()) : null;
+                if (key != null && calls.get(key) == null) {
+                    heads.put(key, c != null ? c.headPosition() : s.headPosition());
                 }
             }
-        }
-        read(() -> heads.keySet().removeIf(key -> calls.get(key) != null));
+            return null;
+        });
         if (heads.size() < 2) {
             // One call costs one query either way, when it is asked about.
             return;

@@ -414,6 +414,22 @@ class LedgerProjectionTest {
     }
 
     @Test
+    void theCallsOfSessionsMemoryDoesNotHoldAreNotReadAhead() {
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
+        initialize(1, T0);
+        ledger.projector.flush();
+        MemoryProjectionStore store = ledger.store.copy();
+        LedgerProjector projector = LedgerProjector.open(store, ledger.log, IDLE, new LedgerProjector.Caches(0, 0));
+
+        projector.readAhead(List.of(new LedgerProjector.WantedCall(sessionId(1), false, "req-1"),
+                new LedgerProjector.WantedCall(sessionId(1), false, "req-2")));
+
+        assertThat(store.batchReads).isZero();
+        assertThat(projector.call(sessionId(1), "req-1")).isNull();
+        assertThat(store.callReads).isEqualTo(1);
+    }
+
+    @Test
     void oneCallIsNotReadAheadNorOneMemoryHolds() {
         ledger.send(new ActivatePolicy(policy(POLICY), T0));
         initialize(1, T0);
