@@ -34,6 +34,7 @@ import io.mcpledger.domain.session.TokenRefs;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
@@ -361,6 +362,19 @@ class LedgerProjectionTest {
         return LedgerProjector.open(store, ledger.log, IDLE, new LedgerProjector.Caches(100, 0));
     }
 
+    /** Session 1 initialized under the policy, its projections flushed: a copy of what the store then holds. */
+    private MemoryProjectionStore oneSessionStored() {
+        ledger.send(new ActivatePolicy(policy(POLICY), T0));
+        initialize(1, T0);
+        ledger.projector.flush();
+        return ledger.store.copy();
+    }
+
+    private static List<LedgerProjector.WantedCall> wanted(int session, String... requestIds) {
+        return Arrays.stream(requestIds).map(r -> new LedgerProjector.WantedCall(sessionId(session), false, r))
+                .toList();
+    }
+
     private CallAnswer admit(int session, String requestId, int second) {
         return ledger.send(new RequestCall(sessionId(session), TOKEN, requestId, "pricing", "quote", "invoke",
                 "ab".repeat(32), null, T0.plusSeconds(second)));
@@ -393,13 +407,9 @@ class LedgerProjectionTest {
 
     @Test
     void aCallDecidedAfterItWasReadAheadIsAskedForAgain() {
-        ledger.send(new ActivatePolicy(policy(POLICY), T0));
-        initialize(1, T0);
-        ledger.projector.flush();
-        MemoryProjectionStore store = ledger.store.copy();
+        MemoryProjectionStore store = oneSessionStored();
         LedgerProjector projector = openWithoutCalls(store);
-        projector.readAhead(List.of(new LedgerProjector.WantedCall(sessionId(1), false, "req-1"),
-                new LedgerProjector.WantedCall(sessionId(1), false, "req-2")));
+        projector.readAhead(wanted(1, "req-1", "req-2"));
         assertThat(store.batchReads).isEqualTo(1);
 
         // Decided after the read ahead found nothing, folded and stored: memory no longer holds it.
@@ -415,14 +425,10 @@ class LedgerProjectionTest {
 
     @Test
     void theCallsOfSessionsMemoryDoesNotHoldAreNotReadAhead() {
-        ledger.send(new ActivatePolicy(policy(POLICY), T0));
-        initialize(1, T0);
-        ledger.projector.flush();
-        MemoryProjectionStore store = ledger.store.copy();
+        MemoryProjectionStore store = oneSessionStored();
         LedgerProjector projector = LedgerProjector.open(store, ledger.log, IDLE, new LedgerProjector.Caches(0, 0));
 
-        projector.readAhead(List.of(new LedgerProjector.WantedCall(sessionId(1), false, "req-1"),
-                new LedgerProjector.WantedCall(sessionId(1), false, "req-2")));
+        projector.readAhead(wanted(1, "req-1", "req-2"));
 
         assertThat(store.batchReads).isZero();
         assertThat(projector.call(sessionId(1), "req-1")).isNull();
@@ -436,8 +442,7 @@ class LedgerProjectionTest {
         admit(1, "req-0", 1);
         int before = ledger.store.callReads;
 
-        ledger.projector.readAhead(List.of(new LedgerProjector.WantedCall(sessionId(1), false, "req-0"),
-                new LedgerProjector.WantedCall(sessionId(1), false, "req-1")));
+        ledger.projector.readAhead(wanted(1, "req-0", "req-1"));
 
         assertThat(ledger.store.batchReads).isZero();
         assertThat(ledger.projector.call(sessionId(1), "req-1")).isNull();
