@@ -706,9 +706,8 @@ public final class LedgerProjector implements Authority, SessionHistory {
 
     /**
      * Reads from the store, in one query, the calls a batch is about to ask about that memory does not hold (of the
-     * sessions and client streams it holds), so that
-     * deciding it asks the store nothing more for them: a new requestId is an admission's common case, and each one
-     * would otherwise cost a query of its own that finds nothing. What this thread read stands in for the store's
+     * sessions and client streams it holds), so that deciding it asks the store nothing more for them: a new requestId
+     * is an admission's common case, and each one would otherwise cost a query of its own that finds nothing. What this thread read stands in for the store's
      * answer to {@link #call} and {@link #clientCall} while the stream's latest receipt is the one it had here: any
      * decision on the stream since moves that receipt on, and the store is asked again. Kept until this thread reads
      * ahead again.
@@ -723,9 +722,11 @@ public final class LedgerProjector implements Authority, SessionHistory {
                 // head is read before the store is: a decision folded after it moves the head on.
                 StoredClient c = w.client() ? clients.get(w.stream()) : null;
                 StoredSession s = w.client() ? null : sessions.get(w.stream());
-                CallKey key = c != null ? new CallKey(c.key(), w.requestId())
-                        : s != null ? new CallKey(s.key(), w.requestId()) : null;
-                if (key != null && calls.get(key) == null) {
+                if (c == null && s == null) {
+                    continue;
+                }
+                CallKey key = new CallKey(c != null ? c.key() : s.key(), w.requestId());
+                if (calls.get(key) == null) {
                     heads.put(key, c != null ? c.headPosition() : s.headPosition());
                 }
             }
