@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.domain.crypto.SigningKey;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -14,7 +15,8 @@ import org.junit.jupiter.api.Test;
  * level's own member names ("id", "sig", "body", "v") and strings that spell their delimiters must not fool it.
  */
 class ReceiptLineFieldsTest {
-    private static final ReceiptSigner SIGNER = new ReceiptSigner(SigningKey.fromSeed(new byte[32]), "ledger.test/x");
+    private static final SigningKey SIGNER_KEY = SigningKey.fromSeed(new byte[32]);
+    private static final ReceiptSigner SIGNER = new ReceiptSigner(SIGNER_KEY, "ledger.test/x");
 
     private static ObjectNode body(String json) throws Exception {
         return (ObjectNode) Canonical.parse(json);
@@ -45,6 +47,28 @@ class ReceiptLineFieldsTest {
             assertThat(parsed.keyId()).isEqualTo(tree.path("keyId").asText());
             assertThat(parsed.ledger()).isEqualTo("ledger.test/x");
             assertThat(parsed.signingInput()).isEqualTo(ReceiptSigner.signingInput(unsigned));
+        }
+    }
+
+    /**
+     * A signed line is the JCS of the signed receipt and verifies, in each form: in a session, first of one, of a
+     * client, ledger-wide.
+     */
+    @Test
+    void theSignedLineIsCanonicalInEveryFormOfReceipt() throws Exception {
+        Instant at = Instant.parse("2026-11-30T07:00:00.123Z");
+        ObjectNode b = body("{\"note\":\",\\\"sig\\\":\\\"x\\\",\\\"v\\\":1}\",\"zz\":\"\u00e9\u2028\",\"v\":2}");
+        List<ReceiptDraft> drafts = List.of(
+                new ReceiptDraft("r-1", ReceiptKind.CALL_ADMITTED, at, "s-1", 2, "ab".repeat(32), "q-1", b),
+                new ReceiptDraft("r-2", ReceiptKind.SESSION_INITIALIZED, at, "s-1", 1, null, null, b),
+                ReceiptDraft.inClient("r-3", ReceiptKind.CALL_ADMITTED, at, "c".repeat(64), 1, null, "q-1", b),
+                ReceiptDraft.ledgerWide("r-4", ReceiptKind.POLICY_ACTIVATED, at, body("{}")));
+        for (ReceiptDraft draft : drafts) {
+            Receipt signed = SIGNER.sign(draft);
+
+            assertThat(signed.line()).isEqualTo(Canonical.jcs(Canonical.parse(signed.line())));
+            assertThat(SIGNER_KEY.publicKey().verify(signed.signingInput(), Base64.getDecoder().decode(signed.sig())))
+                    .as(signed.line()).isTrue();
         }
     }
 }
