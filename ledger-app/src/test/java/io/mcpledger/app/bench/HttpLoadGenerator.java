@@ -161,6 +161,10 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             + "(repeatable).")
     List<String> ledgerJvmOptions = new ArrayList<>();
 
+    @Option(names = "--ledger-arg", description = "An argument for the serve command --spawn runs, after its own, e.g. "
+            + "--database=jdbc:postgresql://127.0.0.1:5432/ledger?user=ledger to spawn it on PostgreSQL (repeatable).")
+    List<String> ledgerArgs = new ArrayList<>();
+
     @Option(names = "--ledger-pid", description = "Pid of a ledger not started by --spawn, to report its CPU, its "
             + "command line and (in a soak) its heap after a forced GC.")
     Long ledgerPid;
@@ -301,6 +305,10 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             System.err.println("--kill-restart needs --spawn");
             return 2;
         }
+        if (!ledgerArgs.isEmpty() && (!spawn || killRestart)) {
+            System.err.println("--ledger-arg needs --spawn, and not --kill-restart (whose second ledger starts empty)");
+            return 2;
+        }
         if (soaking() && rate == null) {
             rate = 1000.0;
         }
@@ -313,7 +321,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 Path policyFile = policy != null ? policy
                         : soaking() ? null : findUpwards("docs/examples", "pricing-policy.yaml");
                 spawned = SpawnedLedger.create(jar != null ? jar : findUpwards("ledger-app/target", "ledger-app-"),
-                        policyFile, ledgerJvmOptions, soaking() && !heapMode().equals("none"), keepState);
+                        policyFile, ledgerJvmOptions, ledgerArgs, soaking() && !heapMode().equals("none"), keepState);
                 StartTiming started = spawned.start(Duration.ofSeconds(startTimeoutSeconds));
                 System.out.printf(Locale.ROOT, "the ledger answered /health 200 after %.2f s%n",
                         started.healthySeconds());
@@ -946,7 +954,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 LedgerWatch.size(LedgerWatch.diskUse(spawned.stateDir)[0]));
         StartTiming fresh;
         long[] emptyDisk;
-        try (SpawnedLedger empty = SpawnedLedger.create(spawned.jar, spawned.policy, spawned.jvmOptions,
+        try (SpawnedLedger empty = SpawnedLedger.create(spawned.jar, spawned.policy, spawned.jvmOptions, List.of(),
                 spawned.gcLogging, false)) {
             fresh = empty.start(timeout);
             emptyDisk = LedgerWatch.diskUse(empty.stateDir);
@@ -1778,6 +1786,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         final Path jar;
         final Path policy;
         final List<String> jvmOptions;
+        final List<String> serveArgs;
         final boolean gcLogging;
         final boolean keep;
         final Path work;
@@ -1789,11 +1798,12 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         Path gcLog;
         private int starts;
 
-        private SpawnedLedger(Path jar, Path policy, List<String> jvmOptions, boolean gcLogging, boolean keep,
-                              Path work) {
+        private SpawnedLedger(Path jar, Path policy, List<String> jvmOptions, List<String> serveArgs,
+                              boolean gcLogging, boolean keep, Path work) {
             this.jar = jar;
             this.policy = policy;
             this.jvmOptions = List.copyOf(jvmOptions);
+            this.serveArgs = List.copyOf(serveArgs);
             this.gcLogging = gcLogging;
             this.keep = keep;
             this.work = work;
@@ -1801,7 +1811,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         }
 
         /** A new temporary directory; without {@code policy}, {@link #SOAK_POLICY} written into it. */
-        static SpawnedLedger create(Path jar, Path policy, List<String> jvmOptions, boolean gcLogging, boolean keep)
+        static SpawnedLedger create(Path jar, Path policy, List<String> jvmOptions, List<String> serveArgs,
+                boolean gcLogging, boolean keep)
                 throws IOException {
             Path work = Files.createTempDirectory("ledger-load");
             // Every start (the restarts at the end of a soak too) runs this copy: a rebuild of the jar during the run
@@ -1812,7 +1823,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 Files.writeString(policy, SOAK_POLICY);
                 System.out.println("policy for the soak: " + policy + " (the example's tools with ttl 86400)");
             }
-            return new SpawnedLedger(jar, policy, jvmOptions, gcLogging, keep, work);
+            return new SpawnedLedger(jar, policy, jvmOptions, serveArgs, gcLogging, keep, work);
         }
 
         String jvmOptionsDescription() {
@@ -1841,6 +1852,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             }
             command.addAll(List.of("-jar", jar.toString(), "serve", "--state", stateDir.toString(),
                     "--listen", "127.0.0.1:" + port, "--policy", policy.toString()));
+            command.addAll(serveArgs);
             System.out.println("spawning: " + String.join(" ", command));
             long t0 = System.nanoTime();
             process = new ProcessBuilder(command).directory(work.toFile()).redirectErrorStream(true)
