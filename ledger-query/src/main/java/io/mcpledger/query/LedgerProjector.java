@@ -707,10 +707,10 @@ public final class LedgerProjector implements Authority, SessionHistory {
     /**
      * Reads from the store, in one query, the calls a batch is about to ask about that memory does not hold (of the
      * sessions and client streams it holds), so that deciding it asks the store nothing more for them: a new requestId
-     * is an admission's common case, and each one would otherwise cost a query of its own that finds nothing. What this thread read stands in for the store's
-     * answer to {@link #call} and {@link #clientCall} while the stream's latest receipt is the one it had here: any
-     * decision on the stream since moves that receipt on, and the store is asked again. Kept until this thread reads
-     * ahead again.
+     * is an admission's common case, and each one would otherwise cost a query of its own that finds nothing. What
+     * this thread read stands in for the store's answer to {@link #call} and {@link #clientCall} while the stream's
+     * latest receipt is the one it had here: any decision on the stream since moves that receipt on, and the store is
+     * asked again. Kept until this thread reads ahead again.
      */
     public void readAhead(List<WantedCall> wanted) {
         Map<CallKey, Ahead> ahead = readAhead.get();
