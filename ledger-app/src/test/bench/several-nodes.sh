@@ -9,16 +9,17 @@
 # env: NODES="1 2 3"; MODES="closed affinity open500 open1000" (closed: sessions called from any
 # connection; affinity: each connection calls only its own sessions; openR: open loop at R/s);
 # WARMUP=30 DURATION=20; RAW=0 skips the raw limits; PGBIN (default /usr/lib/postgresql/15/bin);
-# OUT (default ./several-nodes.txt) gets every result line too; JVM, each node's JVM options (default
-# "-XX:+UseZGC -Xms2g -Xmx2g -XX:+AlwaysPreTouch"; on a host that pages out idle memory, operations.md's
-# "-XX:+UseG1GC -XX:+UseTransparentHugePages -Xms2g -Xmx2g -XX:+AlwaysPreTouch").
+# OUT (default ./several-nodes.txt) gets every result line too; JVM, each node's JVM options (default the
+# README's: "-XX:+UseZGC -Xms2g -Xmx2g -XX:+AlwaysPreTouch -XX:InlineSmallCode=1000 -XX:FreqInlineSize=100";
+# on a host that pages out idle memory, operations.md's "-XX:+UseG1GC -XX:+UseTransparentHugePages -Xms2g
+# -Xmx2g -XX:+AlwaysPreTouch" with the same two JIT options).
 set -uo pipefail
 cd "$(dirname "$0")/../../../.."
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 WARMUP=${WARMUP:-30}; DURATION=${DURATION:-20}
 NODES=${NODES:-"1 2 3"}; MODES=${MODES:-"closed affinity open500 open1000"}
 OUT=${OUT:-$PWD/several-nodes.txt}
-JVM=${JVM:--XX:+UseZGC -Xms2g -Xmx2g -XX:+AlwaysPreTouch}
+JVM=${JVM:--XX:+UseZGC -Xms2g -Xmx2g -XX:+AlwaysPreTouch -XX:InlineSmallCode=1000 -XX:FreqInlineSize=100}
 JAR=$(ls ledger-app/target/ledger-app-*.jar | grep -v original | head -1)
 WORK=$(mktemp -d)
 (cd ledger-app && mvn -B -q -o dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$WORK/cp.txt") \
