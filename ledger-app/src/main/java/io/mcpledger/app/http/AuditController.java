@@ -40,7 +40,7 @@ class AuditController {
      * and that checkpoint.
      */
     @EdgeEndpoint
-    @Get("/receipts/{id:[^/]+}")
+    @Get("/receipts/{id:[^/]++}")
     @ExecuteOn(TaskExecutors.BLOCKING)
     HttpResponse<byte[]> receipt(HttpRequest<?> request, @Nullable @Header(SessionController.CLIENT_TOKEN) String clientToken) {
         String id = RequestBody.requireIdentifier("receipt id", PathSegments.segment(request, 2));
@@ -60,7 +60,7 @@ class AuditController {
 
     /** The same inclusion proof as a C2SP tlog-proof, for offline use; 409 until the entry is integrated. */
     @EdgeEndpoint
-    @Get("/receipts/{id:[^/]+}/proof")
+    @Get("/receipts/{id:[^/]++}/proof")
     @ExecuteOn(TaskExecutors.BLOCKING)
     HttpResponse<byte[]> proof(HttpRequest<?> request, @Nullable @Header(SessionController.CLIENT_TOKEN) String clientToken) {
         String id = RequestBody.requireIdentifier("receipt id", PathSegments.segment(request, 2));
@@ -112,7 +112,7 @@ class AuditController {
      * The verdict and timeline of a call, computed from the session's stored receipts by the same code the
      * offline verifier runs. {@code not_found} is a 200 answer, as the contract says.
      */
-    @Get("/investigate/{requestId:[^/]+}")
+    @Get("/investigate/{requestId:[^/]++}")
     @ExecuteOn(TaskExecutors.BLOCKING)
     HttpResponse<byte[]> investigate(HttpRequest<?> request, @Nullable @QueryValue String session,
                                      @Nullable @QueryValue String client) {

@@ -71,7 +71,7 @@ class AuthorityController {
         return Replies.ok(reply);
     }
 
-    @Post("/capabilities/{capabilityId:[^/]+}/revoke")
+    @Post("/capabilities/{capabilityId:[^/]++}/revoke")
     @ExecuteOn(TaskExecutors.BLOCKING)
     CompletableFuture<HttpResponse<byte[]>> revokeCapability(HttpRequest<?> request, @Body @Bindable(defaultValue = "") byte[] bytes) {
         String capabilityId = RequestBody.requireIdentifier("capability id", PathSegments.segment(request, 2));

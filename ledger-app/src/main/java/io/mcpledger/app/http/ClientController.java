@@ -85,7 +85,7 @@ class ClientController {
     }
 
     @EdgeEndpoint
-    @Post("/calls/{requestId:[^/]+}/outcome")
+    @Post("/calls/{requestId:[^/]++}/outcome")
     CompletableFuture<HttpResponse<byte[]>> outcome(HttpRequest<?> request,
                                                     @Nullable @Header(SessionController.CLIENT_TOKEN) String clientToken,
                                                     @Body @Bindable(defaultValue = "") byte[] bytes) {
@@ -98,7 +98,7 @@ class ClientController {
                 (ClientAnswer a) -> SessionController.receiptOnly(a.receipt()));
     }
 
-    @Post("/calls/{requestId:[^/]+}/resolution")
+    @Post("/calls/{requestId:[^/]++}/resolution")
     CompletableFuture<HttpResponse<byte[]>> resolution(HttpRequest<?> request, @Nullable @QueryValue String client,
                                                        @Body @Bindable(defaultValue = "") byte[] bytes) {
         String requestId = RequestBody.requireIdentifier("requestId", PathSegments.segment(request, 2));
@@ -115,7 +115,7 @@ class ClientController {
      * outcome is marked {@code unknown}; the answer lists those receipts, whichever clients they belong to.
      */
     @EdgeEndpoint
-    @Post("/edges/{edgeId:[^/]+}/incarnations")
+    @Post("/edges/{edgeId:[^/]++}/incarnations")
     @ExecuteOn(TaskExecutors.BLOCKING)
     CompletableFuture<HttpResponse<byte[]>> incarnation(HttpRequest<?> request,
                                                         @Body @Bindable(defaultValue = "") byte[] bytes) {
@@ -134,7 +134,7 @@ class ClientController {
      * must be the token of that tokenRef, else {@code 404 client_not_found}, as for a tokenRef without a stream.
      */
     @EdgeEndpoint
-    @Get("/clients/{tokenRef:[^/]+}")
+    @Get("/clients/{tokenRef:[^/]++}")
     @ExecuteOn(TaskExecutors.BLOCKING)
     HttpResponse<byte[]> client(HttpRequest<?> request,
                                 @Nullable @Header(SessionController.CLIENT_TOKEN) String clientToken) {

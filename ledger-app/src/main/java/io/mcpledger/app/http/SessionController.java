@@ -56,8 +56,11 @@ import java.util.concurrent.CompletableFuture;
 @Requires(notEnv = Environments.EDGE)
 @Controller(value = "/v1/sessions", consumes = MediaType.ALL)
 class SessionController {
-    // Path variables use {name:[^/]+}: Micronaut's default pattern stops at '+', '&' and ';', which are
-    // visible ASCII and so legal in every identifier (a requestId "r+1" must reach its outcome endpoint).
+    // Path variables use {name:[^/]++}: Micronaut's default pattern stops at '+', '&' and ';', which are
+    // visible ASCII and so legal in every identifier (a requestId "r+1" must reach its outcome endpoint). The
+    // quantifier is possessive: a segment can never end anywhere but at a '/' or the path's end, so giving
+    // characters back cannot make a route match, and each route that does not match (every POST of a session
+    // is tried against all five) fails without walking back over the whole id (docs/benchmarks.md, section 8).
     static final String CLIENT_TOKEN = "Client-Token-Sha256";
     static final int DEFAULT_PAGE = 100;
     static final int MAX_PAGE = 1000;
@@ -109,7 +112,7 @@ class SessionController {
     }
 
     @EdgeEndpoint
-    @Post("/{id:[^/]+}/resume")
+    @Post("/{id:[^/]++}/resume")
     CompletableFuture<HttpResponse<byte[]>> resume(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken,
                                                    @Body @Bindable(defaultValue = "") byte[] bytes) {
         String id = sessionId(request);
@@ -122,7 +125,7 @@ class SessionController {
     }
 
     @EdgeEndpoint
-    @Post("/{id:[^/]+}/calls")
+    @Post("/{id:[^/]++}/calls")
     CompletableFuture<HttpResponse<byte[]>> call(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken,
                                                  @Body @Bindable(defaultValue = "") byte[] bytes) {
         long arrived = System.nanoTime();
@@ -162,7 +165,7 @@ class SessionController {
     }
 
     @EdgeEndpoint
-    @Post("/{id:[^/]+}/calls/{requestId:[^/]+}/outcome")
+    @Post("/{id:[^/]++}/calls/{requestId:[^/]++}/outcome")
     CompletableFuture<HttpResponse<byte[]>> outcome(HttpRequest<?> request,
                                                     @Nullable @Header(CLIENT_TOKEN) String clientToken,
                                                     @Body @Bindable(defaultValue = "") byte[] bytes) {
@@ -175,7 +178,7 @@ class SessionController {
         return Replies.later(ledger.commands().send(command), (SessionAnswer a) -> receiptOnly(a.receipt()));
     }
 
-    @Post("/{id:[^/]+}/calls/{requestId:[^/]+}/resolution")
+    @Post("/{id:[^/]++}/calls/{requestId:[^/]++}/resolution")
     CompletableFuture<HttpResponse<byte[]>> resolution(HttpRequest<?> request,
                                                        @Body @Bindable(defaultValue = "") byte[] bytes) {
         String id = sessionId(request);
@@ -186,7 +189,7 @@ class SessionController {
     }
 
     @EdgeEndpoint
-    @Delete("/{id:[^/]+}")
+    @Delete("/{id:[^/]++}")
     CompletableFuture<HttpResponse<byte[]>> delete(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken) {
         String id = sessionId(request);
         String token = clientToken(clientToken);
@@ -194,7 +197,7 @@ class SessionController {
                 (SessionAnswer a) -> receiptOnly(a.receipt()));
     }
 
-    @Post("/{id:[^/]+}/revoke")
+    @Post("/{id:[^/]++}/revoke")
     CompletableFuture<HttpResponse<byte[]>> revoke(HttpRequest<?> request, @Body @Bindable(defaultValue = "") byte[] bytes) {
         String id = sessionId(request);
         RequestBody.parseOptional(bytes, Set.of());
@@ -218,7 +221,7 @@ class SessionController {
      * session-scoped request, and an id not issued to that token is 404; auditors and operators read any session.
      */
     @EdgeEndpoint
-    @Get("/{id:[^/]+}")
+    @Get("/{id:[^/]++}")
     @ExecuteOn(TaskExecutors.BLOCKING)
     CompletableFuture<HttpResponse<byte[]>> get(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken) {
         String id = sessionId(request);
