@@ -841,6 +841,66 @@ class BadInputHttpTest {
         assertThat(reply.errorMessage()).startsWith("query parameter " + parameter + " ");
     }
 
+    /**
+     * Request-targets written byte by byte, as Java's HTTP client would not send them: RFC 3986 decides what a path may
+     * hold as it is. Micronaut refuses most such targets before a controller runs; what reaches one is read by
+     * {@link PathSegments} (whose test of a target it reads without parsing is {@link HttpPathsTest}'s). {@code {}}
+     * stands for the raw identifier, in a session id's place and in a requestId's.
+     */
+    static Stream<Arguments> rawPathIdentifiers() {
+        String malformed = "Malformed URI";
+        String notAscii = " must be 1 to 256 visible ASCII characters (0x21-0x7E)";
+        List<Arguments> cases = new java.util.ArrayList<>();
+        for (String raw : List.of("a|b", "a^b", "a`b", "a{b", "a}b", "a\"b", "a\\b", "a<b", "a%zzb", "a%4")) {
+            cases.add(arguments("/v1/sessions/{}/calls", raw, 400, "invalid_request", malformed));
+            cases.add(arguments("/v1/sessions/{session}/calls/{}/outcome", raw, 400, "invalid_request", malformed));
+        }
+        cases.add(arguments("/v1/sessions/{}/calls", "a\u00e9b", 400, "invalid_request", "session id" + notAscii));
+        cases.add(arguments("/v1/sessions/{session}/calls/{}/outcome", "a\u00e9b", 400, "invalid_request",
+                "requestId" + notAscii));
+        cases.add(arguments("/v1/sessions/{}/calls", "a!$&'()*+,;=:@b", 404, "session_not_found", "session not found"));
+        cases.add(arguments("/v1/sessions/{session}/calls/{}/outcome", "a!$&'()*+,;=:@b", 404, "call_not_found", null));
+        cases.add(arguments("/v1/sessions/{}/calls?x|y", "a-b", 400, "invalid_request", malformed));
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("rawPathIdentifiers")
+    void aRawPathIdentifierIsReadAsRfc3986Says(String template, String raw, int status, String code, String message)
+            throws Exception {
+        String target = template.replace("{session}", session).replace("{}", raw);
+        String body = template.endsWith("/outcome") ? Endpoint.OUTCOME.body : Endpoint.CALL.body;
+        long receipts = ledger.receipts();
+        long seq = seqOf(session);
+
+        JsonNode answer = rawPost(target, body, status);
+
+        assertThat(answer.path("error").path("code").asText()).as(answer.toString()).isEqualTo(code);
+        if (message != null) {
+            assertThat(answer.path("error").path("message").asText()).as(answer.toString()).isEqualTo(message);
+        }
+        assertThat(ledger.receipts()).as("receipts in the ledger").isEqualTo(receipts);
+        assertThat(seqOf(session)).as("the session's seq").isEqualTo(seq);
+    }
+
+    /** POSTs {@code body} to {@code target} written as it is (UTF-8) on a connection of its own, as the edge. */
+    private static JsonNode rawPost(String target, String body, int status) throws Exception {
+        byte[] content = body.getBytes(StandardCharsets.UTF_8);
+        String head = "POST " + target + " HTTP/1.1\r\nHost: ledger\r\nAuthorization: Bearer "
+                + ledger.credential(Role.EDGE) + "\r\n" + SessionController.CLIENT_TOKEN + ": " + TOKEN
+                + "\r\nContent-Type: application/json\r\nContent-Length: " + content.length
+                + "\r\nConnection: close\r\n\r\n";
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", ledger.port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(head.getBytes(StandardCharsets.UTF_8));
+            socket.getOutputStream().write(content);
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answer).as(target).startsWith("HTTP/1.1 " + status + " ");
+            assertThat(answer.toLowerCase(java.util.Locale.ROOT)).as(answer).doesNotContain("transfer-encoding");
+            return Canonical.parse(answer.substring(answer.indexOf("\r\n\r\n") + 4));
+        }
+    }
+
     // ---- helpers
 
     @FunctionalInterface

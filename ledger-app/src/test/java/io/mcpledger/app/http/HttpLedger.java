@@ -140,6 +140,11 @@ final class HttpLedger implements AutoCloseable {
     }
 
     /** The PostgreSQL database this ledger runs on, or null on H2. */
+    /** The port the ledger listens on, for tests that write requests byte by byte. */
+    int port() {
+        return base.getPort();
+    }
+
     DatabaseUrl database() {
         return database;
     }

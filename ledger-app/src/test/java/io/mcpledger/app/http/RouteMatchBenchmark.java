@@ -20,8 +20,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * request's method ({@code DefaultRouter.findClosest}), each with its {@link UriTemplateMatcher}, and a template
  * whose variable has a pattern is matched with a regular expression from that variable on. Here every POST route of
  * the controllers, as written ({@code possessive}: {@code [^/]++}) or with the greedy {@code [^/]+} they had before,
- * against the path of an admission and of an outcome. Run as benchmarks.md section 8 says ("The route of a call,
- * matched without walking back"): {@code java -cp
+ * against the path of an admission and of an outcome. Run as benchmarks.md section 8 says ("Less on the event
+ * loops"): {@code java -cp
  * ledger-app/target/test-classes:ledger-app/target/classes:$(cat ledger-app/cp.txt) org.openjdk.jmh.Main
  * RouteMatchBenchmark}.
  */

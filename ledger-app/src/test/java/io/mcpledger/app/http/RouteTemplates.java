@@ -28,7 +28,7 @@ final class RouteTemplates {
         return of(METHODS.keySet());
     }
 
-    /** The templates of the routes Micronaut tries for a POST: the ones a request to record a call is matched against. */
+    /** The templates of the routes Micronaut tries for a POST: those a request to record a call is matched against. */
     static List<String> posts() {
         return of(List.of(Post.class));
     }
