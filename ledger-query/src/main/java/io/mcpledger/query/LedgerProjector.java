@@ -54,8 +54,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The ledger's projections, all folded from receipts with {@link LedgerFold}: sessions, client streams (calls made
- * without a session), their calls, capability owners, revoked principals and the active policy. It is the {@link Authority} admissions read and the
- * {@link SessionHistory} session aggregates are loaded from.
+ * without a session), their calls, capability owners, revoked principals and the active policy. It is the
+ * {@link Authority} admissions read and the {@link SessionHistory} session aggregates are loaded from.
  *
  * <p><b>Memory.</b> The heap holds the authority (the active policy and every revoked principal), the ids and last
  * activity of the active sessions, what changed since the last flush, and bounded caches; everything else is in the

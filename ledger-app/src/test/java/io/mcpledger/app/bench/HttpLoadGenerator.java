@@ -1298,6 +1298,10 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                                 perCall(after.ledgerNanos - before.ledgerNanos, all.length)),
                 Double.isNaN(machineCores) ? "unknown" : String.format(Locale.ROOT, "%.0f%%", machineCores * 100 / CORES),
                 loadAverage());
+        String byThread = after.ledgerThreads.perCallSince(before.ledgerThreads, all.length);
+        if (byThread != null) {
+            System.out.println("ledger CPU by thread, us per call: " + byThread);
+        }
         System.out.println();
         System.out.println("| mode | connections | sessions | admissions/s | p50 | p99 | p99.9 | max | errors "
                 + "| generator CPU | ledger CPU |");
@@ -1997,8 +2001,12 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         }
     }
 
-    /** CPU so far: this process, the ledger's (or -1), and the machine's busy and total jiffies from /proc/stat. */
-    private record Cpu(long wallNanos, long generatorNanos, long ledgerNanos, long machineBusy, long machineTotal) {
+    /**
+     * CPU so far: this process, the ledger's (or -1), the machine's busy and total jiffies from /proc/stat, and the
+     * ledger's by kind of thread (none without its pid).
+     */
+    private record Cpu(long wallNanos, long generatorNanos, long ledgerNanos, long machineBusy, long machineTotal,
+                       ThreadCpu ledgerThreads) {
         static Cpu now(Long ledgerPid) {
             long ledger = ledgerPid == null ? -1 : ProcessHandle.of(ledgerPid)
                     .flatMap(p -> p.info().totalCpuDuration()).map(Duration::toNanos).orElse(-1L);
@@ -2014,7 +2022,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             } catch (IOException | RuntimeException e) {
                 // Not Linux: the machine's share reads unknown.
             }
-            return new Cpu(System.nanoTime(), OS.getProcessCpuTime(), ledger, busy, total);
+            return new Cpu(System.nanoTime(), OS.getProcessCpuTime(), ledger, busy, total,
+                    ledgerPid == null ? new ThreadCpu(Map.of()) : ThreadCpu.of(ledgerPid));
         }
 
         double machineBusyShare(Cpu later) {
