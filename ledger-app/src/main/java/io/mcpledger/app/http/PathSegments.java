@@ -12,9 +12,9 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>When the request-target as sent is one that RFC 3986 allows as it is (see {@link #plain}), its path is read as
  * Micronaut routed it, from {@link HttpRequest#getPath()}: the same characters {@link java.net.URI} would give.
- * Any other target is read through {@link HttpRequest#getUri()}, whose {@link java.net.URI} refuses what RFC 3986
- * does (Micronaut answers {@code 400} "Malformed URI"). Parsing that URI for every request cost about a twentieth of
- * the event loops' CPU at saturation (docs/benchmarks.md, section 8).
+ * Any other target is read through {@link HttpRequest#getUri()}, as before (a target {@link java.net.URI} cannot
+ * parse Micronaut has answered with {@code 400} "Malformed URI" before any controller runs). Parsing that URI for every
+ * request cost about a twentieth of the event loops' CPU at saturation (docs/benchmarks.md, section 8).
  */
 final class PathSegments {
     private PathSegments() {

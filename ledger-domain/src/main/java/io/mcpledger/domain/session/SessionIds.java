@@ -18,6 +18,18 @@ public final class SessionIds {
     private static final int TAG_BYTES = 16;
     private static final int ID_LENGTH = PREFIX.length() + 2 * RANDOM_BYTES + 1 + 2 * TAG_BYTES;
 
+    /**
+     * Each thread's HMAC, keyed anew for each id: {@code Mac.getInstance} and a new instance's first {@code init} look
+     * the provider up, which was most of an id's check (2% of a commit worker's samples at saturation).
+     */
+    private static final ThreadLocal<Mac> HMAC = ThreadLocal.withInitial(() -> {
+        try {
+            return Mac.getInstance("HmacSHA256");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("every Java runtime has HmacSHA256", e);
+        }
+    });
+
     private SessionIds() {
     }
 
@@ -57,17 +69,5 @@ public final class SessionIds {
             throw new IllegalStateException("every Java runtime has HmacSHA256", e);
         }
     }
-
-    /**
-     * Each thread's HMAC, keyed anew for each id: {@code Mac.getInstance} and a new instance's first {@code init} look
-     * the provider up, which was most of an id's check (2% of a commit worker's samples at saturation).
-     */
-    private static final ThreadLocal<Mac> HMAC = ThreadLocal.withInitial(() -> {
-        try {
-            return Mac.getInstance("HmacSHA256");
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("every Java runtime has HmacSHA256", e);
-        }
-    });
 
 }
