@@ -76,9 +76,11 @@ for n in $NODES; do
       affinity) args+=(--session-affinity);;
       open*) args+=(--rate "${mode#open}");;
     esac
+    # One node: the generator reads its CPU, in all and by kind of thread.
+    if [ "$n" = 1 ]; then args+=(--ledger-pid "${pids[0]}"); fi
     log "== $n node(s), $mode"
     java -cp "$CP" io.mcpledger.app.bench.HttpLoadGenerator "${args[@]}" --state "$nodes/1/state" \
-      --warmup "$WARMUP" --duration "$DURATION" 2>&1 | grep -E "admissions/s|latency of|errors|check:" \
+      --warmup "$WARMUP" --duration "$DURATION" 2>&1 | grep -E "admissions/s|latency of|errors|check:|CPU" \
       | sed 's/^/  /' | tee -a "$OUT"
     for i in $(seq 1 "$n"); do
       log "  node $i: CPU $(ps -o times= -p "${pids[$i-1]}")s, $(grep -c 'WARN\|ERROR' "$nodes/$i.log") warnings"
