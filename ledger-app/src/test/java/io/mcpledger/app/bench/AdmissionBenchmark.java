@@ -632,10 +632,7 @@ public final class AdmissionBenchmark {
     /** User and system CPU ticks of the process (fields 14 and 15 of /proc/self/stat); zeros where there is none. */
     private static long[] userSystemTicks() {
         try {
-            String stat = Files.readString(Path.of("/proc/self/stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            // fields[0] is field 3 (state), so utime (14) and stime (15) are at 11 and 12.
-            return new long[] {Long.parseLong(fields[11]), Long.parseLong(fields[12])};
+            return ThreadCpu.userAndSystem(Files.readString(Path.of("/proc/self/stat")));
         } catch (IOException | RuntimeException e) {
             return new long[] {0, 0};
         }

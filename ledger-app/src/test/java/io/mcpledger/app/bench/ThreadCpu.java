@@ -29,7 +29,8 @@ record ThreadCpu(Map<String, Long> ticks) {
             for (Path thread : threads.toList()) {
                 try {
                     String stat = Files.readString(thread.resolve("stat"));
-                    ticks.merge(kind(name(stat)), userAndSystem(stat), Long::sum);
+                    long[] times = userAndSystem(stat);
+                    ticks.merge(kind(name(stat)), times[0] + times[1], Long::sum);
                 } catch (IOException | RuntimeException e) {
                     // The thread ended between the listing and the read: its time is lost to both readings.
                 }
@@ -45,10 +46,13 @@ record ThreadCpu(Map<String, Long> ticks) {
         return stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     }
 
-    /** Fields 14 and 15 of the stat line, utime and stime, counted after the name. */
-    static long userAndSystem(String stat) {
+    /**
+     * Fields 14 and 15 of a process's or a thread's stat line, utime and stime in clock ticks, counted after the name:
+     * the field after it is field 3, so they are the 12th and 13th.
+     */
+    static long[] userAndSystem(String stat) {
         String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return Long.parseLong(after[11]) + Long.parseLong(after[12]);
+        return new long[] {Long.parseLong(after[11]), Long.parseLong(after[12])};
     }
 
     /** A name without its trailing number and what separates it: "GC Thread#1" is "GC Thread". */

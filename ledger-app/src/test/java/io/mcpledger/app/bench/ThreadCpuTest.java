@@ -23,7 +23,7 @@ class ThreadCpuTest {
         String stat = "4242 (odd) name) S 1 4242 4242 0 -1 4194368 100 0 0 0 1234 56 0 0 20 0 1 0 5 0 0";
 
         assertThat(ThreadCpu.name(stat)).isEqualTo("odd) name");
-        assertThat(ThreadCpu.userAndSystem(stat)).isEqualTo(1290);
+        assertThat(ThreadCpu.userAndSystem(stat)).containsExactly(1234, 56);
     }
 
     @Test
