@@ -12,10 +12,13 @@ import io.mcpledger.domain.crypto.Sha256;
 import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.receipt.Receipt;
 import java.io.IOException;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -850,7 +853,7 @@ class BadInputHttpTest {
     static Stream<Arguments> rawPathIdentifiers() {
         String malformed = "Malformed URI";
         String notAscii = " must be 1 to 256 visible ASCII characters (0x21-0x7E)";
-        List<Arguments> cases = new java.util.ArrayList<>();
+        List<Arguments> cases = new ArrayList<>();
         for (String raw : List.of("a|b", "a^b", "a`b", "a{b", "a}b", "a\"b", "a\\b", "a<b", "a%zzb", "a%4")) {
             cases.add(arguments("/v1/sessions/{}/calls", raw, 400, "invalid_request", malformed));
             cases.add(arguments("/v1/sessions/{session}/calls/{}/outcome", raw, 400, "invalid_request", malformed));
@@ -890,13 +893,13 @@ class BadInputHttpTest {
                 + ledger.credential(Role.EDGE) + "\r\n" + SessionController.CLIENT_TOKEN + ": " + TOKEN
                 + "\r\nContent-Type: application/json\r\nContent-Length: " + content.length
                 + "\r\nConnection: close\r\n\r\n";
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", ledger.port())) {
+        try (Socket socket = new Socket("127.0.0.1", ledger.port())) {
             socket.setSoTimeout(10_000);
             socket.getOutputStream().write(head.getBytes(StandardCharsets.UTF_8));
             socket.getOutputStream().write(content);
             String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(answer).as(target).startsWith("HTTP/1.1 " + status + " ");
-            assertThat(answer.toLowerCase(java.util.Locale.ROOT)).as(answer).doesNotContain("transfer-encoding");
+            assertThat(answer.toLowerCase(Locale.ROOT)).as(answer).doesNotContain("transfer-encoding");
             return Canonical.parse(answer.substring(answer.indexOf("\r\n\r\n") + 4));
         }
     }
