@@ -40,10 +40,11 @@ public final class LedgerSchema {
     }
 
     /**
-     * The layout of the ledger's tables this ledger writes: 2 since the log moved out of Axon's event table. A
-     * database whose metadata row names a newer one is refused.
+     * The layout of the ledger's tables this ledger writes: 2 since the log moved out of Axon's event table, 3 since a
+     * session's activity has a table of its own (an older ledger would read each session's S without its latest
+     * activity). A database whose metadata row names a newer one is refused.
      */
-    public static final int SCHEMA_VERSION = 2;
+    public static final int SCHEMA_VERSION = 3;
 
     /** Creates what is missing and moves a first-version store to this layout; checks no metadata row. */
     public static void prepare(DataSource database, ForcedWrites forcedWrites) throws StorageException {

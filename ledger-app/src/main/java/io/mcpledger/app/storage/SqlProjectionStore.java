@@ -1,5 +1,7 @@
 package io.mcpledger.app.storage;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.mcpledger.domain.receipt.Canonical;
 import io.mcpledger.domain.session.CallStatus;
 import io.mcpledger.domain.session.ClientState;
@@ -31,7 +33,13 @@ import javax.sql.DataSource;
  *   <li>{@code projection_meta}: one row, the log position the tables hold every receipt before, and where the active
  *       policy is;</li>
  *   <li>{@code session_state}: one row per session, keyed by the position of its {@code session.initialized}, with S
- *       (as the digest hashes it) and what the fold needs besides; unique by id, indexed by whether it is active;</li>
+ *       (as the digest hashes it) and what the fold needs besides; unique by id, indexed by whether it is active. It
+ *       is written when the session is new and when a field beside the activity changes (an initialize, a resume, a
+ *       revocation, an end), so its S may hold an older activity;</li>
+ *   <li>{@code session_activity}: one row per session, under the same key, with what every call changes: the position
+ *       of the session's latest receipt and the activity document ({@link SessionStateJson#activity}), whose fields
+ *       stand over those of the row's S. A call's flush rewrites this row of about 200 bytes instead of the session's
+ *       of over a kilobyte (docs/benchmarks.md, section 8);</li>
  *   <li>{@code call_state}: one row per call, keyed by the position of its decision, with its status and the positions
  *       of its latest outcome and its resolution; unique by (requestId, session);</li>
  *   <li>{@code client_state}: one row per client stream (contract section 15), keyed by the position of its first
@@ -47,8 +55,13 @@ import javax.sql.DataSource;
 public final class SqlProjectionStore implements ProjectionStore {
     private static final int PAGE = 1_000;
     /** Every table of the projections. */
-    static final List<String> TABLES = List.of("projection_meta", "session_state", "client_state", "call_state",
-            "pending_call", "capability_owner", "revoked_principal");
+    static final List<String> TABLES = List.of("projection_meta", "session_state", "session_activity",
+            "client_state", "call_state", "pending_call", "capability_owner", "revoked_principal");
+    /**
+     * How many sessions' fields beside their activity this store remembers as it last wrote them ({@link #written}): a
+     * session it does not remember gets its whole row written, which is always right.
+     */
+    static final int REMEMBERED_SESSIONS = 100_000;
     /** Stored codes of {@link CallStatus}: fixed, whatever the enum's order. */
     private static final Map<CallStatus, Integer> CODES = Map.of(CallStatus.REFUSED, 0, CallStatus.PENDING, 1,
             CallStatus.OK, 2, CallStatus.ERROR, 3, CallStatus.UNKNOWN, 4, CallStatus.RESOLVED, 5);
@@ -58,11 +71,20 @@ public final class SqlProjectionStore implements ProjectionStore {
         CODES.forEach((status, code) -> STATUSES[code] = status);
     }
 
-    private static final String SESSION_COLUMNS = "session_key, id, head_position, view, extra";
+    /** A session's columns as {@link #session(ResultSet)} reads them, from {@link #SESSIONS}. */
+    private static final String SESSION_COLUMNS = "s.session_key, s.id, a.head_position, s.view, s.extra, a.activity";
+    private static final String SESSIONS = "session_state s JOIN session_activity a ON a.session_key = s.session_key";
     private static final String CALL_COLUMNS = "session_key, request_id, decision, status, outcome, resolution";
 
     private final DataSource database;
     private final ForcedWrites forcedWrites;
+    /**
+     * The fields beside the activity of each session row as the last committed flush wrote them: a session whose fields
+     * are still these gets only its activity written. Only this store writes its tables (on PostgreSQL a node's slot
+     * is its own while it runs), and {@link #clear} forgets them all.
+     */
+    private final Cache<Long, SessionStateJson.Fixed> written = Caffeine.newBuilder()
+            .maximumSize(REMEMBERED_SESSIONS).executor(Runnable::run).build();
 
     public SqlProjectionStore(DataSource database, ForcedWrites forcedWrites) {
         this.database = database;
@@ -86,6 +108,8 @@ public final class SqlProjectionStore implements ProjectionStore {
             s.execute("ALTER TABLE session_state ADD COLUMN IF NOT EXISTS token_ref " + dialect.text(64));
             s.execute("CREATE INDEX IF NOT EXISTS session_state_token ON session_state (token_ref, id)");
             s.execute("CREATE INDEX IF NOT EXISTS session_state_active ON session_state (active)");
+            s.execute("CREATE TABLE IF NOT EXISTS session_activity (session_key BIGINT PRIMARY KEY,"
+                    + " head_position BIGINT NOT NULL, activity " + bytes + " NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS client_state (client_key BIGINT PRIMARY KEY,"
                     + " token_ref " + dialect.text(64) + " NOT NULL, head_position BIGINT NOT NULL,"
                     + " view " + bytes + " NOT NULL)");
@@ -104,6 +128,7 @@ public final class SqlProjectionStore implements ProjectionStore {
                     + " position BIGINT NOT NULL)");
         }
         fillTokenRefs(c);
+        fillActivities(c);
     }
 
     /** Gives every session row stored before the {@code token_ref} column its token, a thousand rows at a time. */
@@ -130,6 +155,35 @@ public final class SqlProjectionStore implements ProjectionStore {
         }
     }
 
+    /**
+     * Gives every session row stored before {@code session_activity} its activity row, read from the row's S and
+     * position, a thousand rows at a time.
+     */
+    private static void fillActivities(Connection c) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement("SELECT s.session_key, s.head_position, s.view"
+                + " FROM session_state s WHERE NOT EXISTS (SELECT 1 FROM session_activity a"
+                + " WHERE a.session_key = s.session_key) ORDER BY s.session_key LIMIT 1000");
+             PreparedStatement insert = c.prepareStatement("INSERT INTO session_activity (session_key, head_position,"
+                     + " activity) VALUES (?, ?, ?)")) {
+            while (true) {
+                int rows = 0;
+                try (ResultSet r = select.executeQuery()) {
+                    while (r.next()) {
+                        insert.setLong(1, r.getLong(1));
+                        insert.setLong(2, r.getLong(2));
+                        insert.setBytes(3, SessionStateJson.activityOfView(r.getBytes(3)));
+                        insert.addBatch();
+                        rows++;
+                    }
+                }
+                if (rows == 0) {
+                    return;
+                }
+                insert.executeBatch();
+            }
+        }
+    }
+
     @Override
     public Meta meta() {
         return query("read the projections' position", SqlProjectionStore::meta);
@@ -148,7 +202,7 @@ public final class SqlProjectionStore implements ProjectionStore {
     public StoredSession session(String id) {
         return query("read session " + id, c -> {
             try (PreparedStatement s = c.prepareStatement(
-                    "SELECT " + SESSION_COLUMNS + " FROM session_state WHERE id = ?")) {
+                    "SELECT " + SESSION_COLUMNS + " FROM " + SESSIONS + " WHERE s.id = ?")) {
                 s.setString(1, id);
                 try (ResultSet r = s.executeQuery()) {
                     return r.next() ? session(r) : null;
@@ -350,7 +404,7 @@ public final class SqlProjectionStore implements ProjectionStore {
         return query("read the active sessions", c -> {
             List<StoredSession> sessions = new ArrayList<>();
             try (PreparedStatement s = c.prepareStatement(
-                    "SELECT " + SESSION_COLUMNS + " FROM session_state WHERE active = TRUE");
+                    "SELECT " + SESSION_COLUMNS + " FROM " + SESSIONS + " WHERE s.active = TRUE");
                  ResultSet r = s.executeQuery()) {
                 while (r.next()) {
                     sessions.add(session(r));
@@ -376,13 +430,13 @@ public final class SqlProjectionStore implements ProjectionStore {
             List<StoredSession> sessions = new ArrayList<>();
             List<String> where = new ArrayList<>();
             if (tokenRef != null) {
-                where.add("token_ref = ?");
+                where.add("s.token_ref = ?");
             }
             if (after != null) {
-                where.add("id > ?");
+                where.add("s.id > ?");
             }
-            try (PreparedStatement s = c.prepareStatement("SELECT " + SESSION_COLUMNS + " FROM session_state"
-                    + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where)) + " ORDER BY id LIMIT ?")) {
+            try (PreparedStatement s = c.prepareStatement("SELECT " + SESSION_COLUMNS + " FROM " + SESSIONS
+                    + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where)) + " ORDER BY s.id LIMIT ?")) {
                 int i = 1;
                 if (tokenRef != null) {
                     s.setString(i++, tokenRef);
@@ -401,10 +455,21 @@ public final class SqlProjectionStore implements ProjectionStore {
         });
     }
 
-    /** Pages through the sessions by id, a thousand at a time, so that no result holds them all. */
+    /**
+     * Pages through the sessions by id, a thousand at a time, so that no result holds them all; each one's S is written
+     * again from its row and its activity.
+     */
     @Override
     public void forEachSessionView(Consumer<byte[]> consumer) {
-        forEachView("session_state", "id", consumer);
+        String after = null;
+        while (true) {
+            List<StoredSession> sessions = page("read the sessions", null, after, PAGE);
+            sessions.forEach(s -> consumer.accept(SessionStateJson.view(s.state())));
+            if (sessions.size() < PAGE) {
+                return;
+            }
+            after = sessions.get(sessions.size() - 1).state().id();
+        }
     }
 
     /** Every row's view of {@code table} in {@code key} order, a thousand rows at a time. */
@@ -444,7 +509,8 @@ public final class SqlProjectionStore implements ProjectionStore {
                 // Rows keyed at or after the position the store held are new: every receipt before it was folded and
                 // stored by an earlier flush, and a row is keyed by the position of the receipt that made it.
                 long newFrom = meta(c).position();
-                writeSessions(c, flush.sessions(), newFrom);
+                Map<Long, SessionStateJson.Fixed> wrote = new HashMap<>();
+                writeSessions(c, flush.sessions(), newFrom, wrote);
                 writeClients(c, flush.clients(), newFrom);
                 writeCalls(c, flush.calls(), newFrom);
                 writePending(c, flush.pendingAdded(), flush.pendingRemoved());
@@ -469,6 +535,7 @@ public final class SqlProjectionStore implements ProjectionStore {
                     s.executeUpdate();
                 }
                 c.commit();
+                written.putAll(wrote);
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
                 throw e;
@@ -486,34 +553,57 @@ public final class SqlProjectionStore implements ProjectionStore {
     /**
      * Sessions keyed at or after {@code newFrom} are inserted, the others updated: a MERGE would look each one up by
      * its key first, and most of a catch-up's or rebuild's rows are new. An update leaves the id, and so its index,
-     * alone.
+     * alone, and writes the session's row only when a field beside the activity differs from what {@link #written}
+     * says the row holds (or when that is not known): else the activity alone. What the rows now hold is put in
+     * {@code wrote}, for {@link #written} once the flush is committed.
      */
-    private static void writeSessions(Connection c, List<StoredSession> sessions, long newFrom) throws SQLException {
+    private void writeSessions(Connection c, List<StoredSession> sessions, long newFrom,
+                               Map<Long, SessionStateJson.Fixed> wrote) throws SQLException {
         List<StoredSession> sorted = new ArrayList<>(sessions);
         sorted.sort(Comparator.comparingLong(StoredSession::key));
         try (PreparedStatement insert = c.prepareStatement("INSERT INTO session_state (active, head_position, view,"
                 + " extra, session_key, id, token_ref) VALUES (?, ?, ?, ?, ?, ?, ?)");
              PreparedStatement update = c.prepareStatement("UPDATE session_state SET active = ?, head_position = ?,"
-                     + " view = ?, extra = ? WHERE session_key = ?")) {
+                     + " view = ?, extra = ? WHERE session_key = ?");
+             PreparedStatement insertActivity = c.prepareStatement("INSERT INTO session_activity (head_position,"
+                     + " activity, session_key) VALUES (?, ?, ?)");
+             PreparedStatement updateActivity = c.prepareStatement("UPDATE session_activity SET head_position = ?,"
+                     + " activity = ? WHERE session_key = ?")) {
             List<StoredSession> updated = new ArrayList<>();
+            List<StoredSession> active = new ArrayList<>();
             for (StoredSession session : sorted) {
                 boolean isNew = session.key() >= newFrom;
-                PreparedStatement s = isNew ? insert : update;
-                s.setBoolean(1, session.state().active());
-                s.setLong(2, session.headPosition());
-                s.setBytes(3, SessionStateJson.view(session.state()));
-                s.setBytes(4, SessionStateJson.extra(session.state()));
-                s.setLong(5, session.key());
-                if (isNew) {
-                    s.setString(6, session.state().id());
-                    s.setString(7, session.state().tokenRef());
-                } else {
-                    updated.add(session);
+                SessionStateJson.Fixed fixed = SessionStateJson.fixed(session.state());
+                if (isNew || !fixed.equals(written.getIfPresent(session.key()))) {
+                    PreparedStatement s = isNew ? insert : update;
+                    s.setBoolean(1, session.state().active());
+                    s.setLong(2, session.headPosition());
+                    s.setBytes(3, SessionStateJson.view(session.state()));
+                    s.setBytes(4, SessionStateJson.extra(session.state()));
+                    s.setLong(5, session.key());
+                    if (isNew) {
+                        s.setString(6, session.state().id());
+                        s.setString(7, session.state().tokenRef());
+                    } else {
+                        updated.add(session);
+                    }
+                    s.addBatch();
+                    wrote.put(session.key(), fixed);
                 }
-                s.addBatch();
+                PreparedStatement a = isNew ? insertActivity : updateActivity;
+                a.setLong(1, session.headPosition());
+                a.setBytes(2, SessionStateJson.activity(session.state()));
+                a.setLong(3, session.key());
+                if (!isNew) {
+                    active.add(session);
+                }
+                a.addBatch();
             }
             insert.executeBatch();
+            insertActivity.executeBatch();
             requireUpdated(update.executeBatch(), updated, s -> "session " + s.state().id() + " (key " + s.key() + ")");
+            requireUpdated(updateActivity.executeBatch(), active, s -> "activity of session " + s.state().id()
+                    + " (key " + s.key() + ")");
         }
     }
 
@@ -621,6 +711,7 @@ public final class SqlProjectionStore implements ProjectionStore {
 
     @Override
     public void clear() {
+        written.invalidateAll();
         try (Connection c = database.getConnection(); Statement s = c.createStatement()) {
             for (String table : TABLES) {
                 s.execute("TRUNCATE TABLE " + table);
@@ -643,8 +734,10 @@ public final class SqlProjectionStore implements ProjectionStore {
         return false;
     }
 
+    /** A session read with {@link #SESSION_COLUMNS}. */
     private static StoredSession session(ResultSet r) throws SQLException {
-        return new StoredSession(r.getLong(1), SessionStateJson.read(r.getBytes(4), r.getBytes(5)), r.getLong(3));
+        return new StoredSession(r.getLong(1), SessionStateJson.read(r.getBytes(4), r.getBytes(5), r.getBytes(6)),
+                r.getLong(3));
     }
 
     private static ClientState clientState(byte[] view) {

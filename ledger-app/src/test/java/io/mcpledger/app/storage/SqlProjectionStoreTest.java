@@ -7,8 +7,11 @@ import io.mcpledger.app.testing.TestDatabases;
 import io.mcpledger.app.testing.TestDatabases.Kind;
 import io.mcpledger.app.testing.LargeLog;
 import io.mcpledger.domain.receipt.Receipt;
+import io.mcpledger.domain.session.CallRecords;
 import io.mcpledger.domain.session.CallStatus;
 import io.mcpledger.domain.session.SessionFold;
+import io.mcpledger.domain.session.SessionState;
+import io.mcpledger.domain.session.SessionStateJson;
 import io.mcpledger.query.ProjectionConflictException;
 import io.mcpledger.query.ProjectionStore.CallKey;
 import io.mcpledger.query.ProjectionStore.Flush;
@@ -39,10 +42,11 @@ class SqlProjectionStoreTest {
     private static final long SESSION = 3;
 
     private final TestDatabases databases = new TestDatabases();
+    private DataSource database;
     private SqlProjectionStore store;
 
     private void open(Kind kind) throws Exception {
-        DataSource database = databases.create(kind, 2, SqlProjectionStore::create);
+        database = databases.create(kind, 2, SqlProjectionStore::create);
         store = new SqlProjectionStore(database, ForcedWrites.never());
     }
 
@@ -206,6 +210,141 @@ class SqlProjectionStoreTest {
         store.forEachSessionView(views::add);
         assertThat(views).hasSize(12);
         assertThat(new String(views.get(0), java.nio.charset.StandardCharsets.UTF_8)).contains(ids.get(0));
+    }
+
+    /**
+     * A flush whose session changed only by calls writes the session's activity, not its row; the session read,
+     * listed and digested is still the S of its latest receipt. A change beside the activity (here a DELETE) writes the
+     * row again.
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aSessionsCallsRewriteItsActivityAloneAndItIsReadBackWhole(Kind kind) throws Exception {
+        final long key = 0; // the position of its session.initialized
+        open(kind);
+        List<Receipt> receipts = new LargeLog("ledger.test/activity", "0a1b2c3d", Instant.parse("2026-12-01T00:00:00Z"))
+                .sessionReceipts(0, 5);
+        CallRecords calls = new CallRecords();
+        SessionState state = SessionFold.apply(null, receipts.get(0), calls);
+        store.write(sessions(1, new StoredSession(key, state.copy(), 0)));
+        byte[] rowView = storedView(key);
+        assertThat(rowView).isEqualTo(SessionStateJson.view(state));
+
+        for (int i = 1; i < receipts.size(); i++) {
+            state = SessionFold.apply(state, receipts.get(i), calls);
+        }
+        assertThat(state.seq()).isEqualTo(5);
+        store.write(sessions(5, new StoredSession(key, state.copy(), 4)));
+
+        assertThat(storedView(key)).as("the session's row, not written again").isEqualTo(rowView);
+        byte[] whole = SessionStateJson.view(state);
+        StoredSession read = store.session(state.id());
+        assertThat(SessionStateJson.view(read.state())).isEqualTo(whole);
+        assertThat(read.headPosition()).isEqualTo(4);
+        assertThat(SessionStateJson.view(store.sessions(null, 10).get(0).state())).isEqualTo(whole);
+        assertThat(SessionStateJson.view(store.activeSessions().get(0).state())).isEqualTo(whole);
+        List<byte[]> digested = new ArrayList<>();
+        store.forEachSessionView(digested::add);
+        assertThat(digested).containsExactly(whole);
+
+        SessionState ended = withState(state, "deleted");
+        store.write(sessions(6, new StoredSession(key, ended, 5)));
+        assertThat(storedView(key)).isEqualTo(SessionStateJson.view(ended));
+        assertThat(store.activeSessions()).isEmpty();
+        assertThat(store.session(state.id()).state().active()).isFalse();
+    }
+
+    /**
+     * A flush that fails writes nothing, and the store does not take what it would have written for what its rows
+     * hold: the next flush of the session writes the row whole.
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aFlushThatFailsLeavesTheNextOneToWriteTheSessionsRowWhole(Kind kind) throws Exception {
+        open(kind);
+        SessionState state = SessionFold.apply(null, new LargeLog("ledger.test/activity", "0a1b2c3d",
+                Instant.parse("2026-12-01T00:00:00Z")).sessionReceipts(0, 1).get(0), new CallRecords());
+        store.write(new Flush(new Meta(10, -1, 0), List.of(new StoredSession(SESSION, state.copy(), 0)),
+                List.of(new StoredCall(SESSION, "req-1", 5, CallStatus.PENDING, -1, -1)), List.of(), List.of(),
+                Map.of(), Map.of()));
+        SessionState ended = withState(state, "deleted");
+
+        assertThatThrownBy(() -> store.write(new Flush(new Meta(20, -1, 0),
+                List.of(new StoredSession(SESSION, ended, 12)),
+                List.of(new StoredCall(SESSION, "req-1", 12, CallStatus.PENDING, -1, -1)), List.of(), List.of(),
+                Map.of(), Map.of()))).isInstanceOf(ProjectionConflictException.class);
+        assertThat(store.session(state.id()).state().active()).isTrue();
+
+        store.write(sessions(21, new StoredSession(SESSION, ended, 12)));
+        assertThat(store.session(state.id()).state().active()).isFalse();
+        assertThat(storedView(SESSION)).isEqualTo(SessionStateJson.view(ended));
+    }
+
+    /**
+     * A store from before {@code session_activity} (version 2 of the layout) gets each session's activity from its row
+     * when the ledger next opens it, and reads every session as it was.
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void sessionsStoredBeforeTheActivityTableGetTheirActivityFromTheirRow(Kind kind) throws Exception {
+        open(kind);
+        LargeLog log = new LargeLog("ledger.test/activity", "0a1b2c3d", Instant.parse("2026-12-01T00:00:00Z"));
+        List<StoredSession> sessions = new ArrayList<>();
+        for (int n = 0; n < 1_200; n++) {
+            CallRecords calls = new CallRecords();
+            SessionState state = null;
+            for (Receipt r : log.sessionReceipts(n, 1 + n % 4)) {
+                state = SessionFold.apply(state, r, calls);
+            }
+            sessions.add(new StoredSession(n, state, 10_000 + n));
+        }
+        store.write(new Flush(new Meta(20_000, -1, 0), sessions, List.of(), List.of(), List.of(), Map.of(), Map.of()));
+        try (Connection c = database.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE session_activity");
+            c.commit();
+        }
+        for (int start = 0; start < 2; start++) { // as every start of the ledger does; the second changes nothing
+            try (Connection c = database.getConnection()) {
+                SqlProjectionStore.create(c);
+                c.commit();
+            }
+        }
+
+        SqlProjectionStore reopened = new SqlProjectionStore(database, ForcedWrites.never());
+        for (StoredSession expected : List.of(sessions.get(0), sessions.get(7), sessions.get(1_199))) {
+            StoredSession read = reopened.session(expected.state().id());
+            assertThat(SessionStateJson.view(read.state())).isEqualTo(SessionStateJson.view(expected.state()));
+            assertThat(read.headPosition()).isEqualTo(expected.headPosition());
+        }
+        List<byte[]> digested = new ArrayList<>();
+        reopened.forEachSessionView(digested::add);
+        assertThat(digested).hasSize(1_200);
+    }
+
+    private static Flush sessions(long position, StoredSession... sessions) {
+        return new Flush(new Meta(position, -1, 0), List.of(sessions), List.of(), List.of(), List.of(), Map.of(),
+                Map.of());
+    }
+
+    /** A copy of {@code state} in another state ({@code expired}, {@code deleted}), read back from its documents. */
+    private static SessionState withState(SessionState state, String wire) {
+        String view = new String(SessionStateJson.view(state), StandardCharsets.UTF_8);
+        SessionState changed = SessionStateJson.read(view.replace("\"state\":\"active\"", "\"state\":\"" + wire + "\"")
+                .getBytes(StandardCharsets.UTF_8), SessionStateJson.extra(state));
+        assertThat(changed.status()).isNotEqualTo(state.status());
+        return changed;
+    }
+
+    /** The S a session's row holds. */
+    private byte[] storedView(long key) throws Exception {
+        try (Connection c = database.getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT view FROM session_state WHERE session_key = ?")) {
+            s.setLong(1, key);
+            try (ResultSet r = s.executeQuery()) {
+                assertThat(r.next()).isTrue();
+                return r.getBytes(1);
+            }
+        }
     }
 
     private static Flush flush(long position, StoredCall... calls) {

@@ -63,6 +63,40 @@ class SessionStateJsonTest {
         assertThat(resumed.head()).isEqualTo(receipts.get(receipts.size() - 1).hash());
     }
 
+    /**
+     * The store writes a session's row once and then its activity alone while the fields beside it stay equal: the
+     * row's older S with the newer activity reads back as the newer state, and the activity read from an S is the one
+     * written from its state.
+     */
+    @Test
+    void anOlderViewWithANewerActivityReadsBackAsTheNewerStateWhileTheFixedFieldsAreEqual() {
+        List<Receipt> receipts = SessionScript.initialized().call("req-1", "quote", ARGS, 1).outcome("req-1", "ok", 2)
+                .call("req-2", "quote", ARGS, 3).resume(EDGE_2, 4).call("req-3", "quote", ARGS, 5).receipts();
+        CallRecords calls = new CallRecords();
+        SessionState state = SessionFold.apply(null, receipts.get(0), calls);
+        byte[] rowView = SessionStateJson.view(state);
+        byte[] rowExtra = SessionStateJson.extra(state);
+        SessionStateJson.Fixed rowFixed = SessionStateJson.fixed(state);
+        assertThat(SessionStateJson.activityOfView(rowView)).isEqualTo(SessionStateJson.activity(state));
+
+        for (Receipt r : receipts.subList(1, 4)) {
+            state = SessionFold.apply(state, r, calls);
+            assertThat(SessionStateJson.fixed(state)).as("after " + r.kind()).isEqualTo(rowFixed);
+            SessionState read = SessionStateJson.read(rowView, rowExtra, SessionStateJson.activity(state));
+            assertThat(SessionStateJson.view(read)).isEqualTo(SessionStateJson.view(state));
+            assertThat(SessionStateJson.activityOfView(SessionStateJson.view(state)))
+                    .isEqualTo(SessionStateJson.activity(state));
+        }
+
+        state = SessionFold.apply(state, receipts.get(4), calls);
+        assertThat(SessionStateJson.fixed(state)).as("after a resume").isNotEqualTo(rowFixed);
+        assertThat(SessionStateJson.fixed(state)).isEqualTo(SessionStateJson.fixed(stored(state)));
+        state = SessionFold.apply(state, receipts.get(5), calls);
+        SessionState read = SessionStateJson.read(SessionStateJson.view(stored(state)), SessionStateJson.extra(state),
+                SessionStateJson.activity(state));
+        assertThat(SessionView.toJson(read, IDLE)).isEqualTo(SessionView.toJson(state, IDLE));
+    }
+
     @Test
     void aRevokedCapabilityKeepsItsRevocationReceiptsId() {
         SessionState state = null;
