@@ -35,7 +35,7 @@ import javax.sql.DataSource;
  *   <li>{@code session_state}: one row per session, keyed by the position of its {@code session.initialized}, with S
  *       (as the digest hashes it) and what the fold needs besides; unique by id, indexed by whether it is active. It
  *       is written when the session is new and when a field beside the activity changes (an initialize, a resume, a
- *       revocation, an end), so its S may hold an older activity;</li>
+ *       revocation, an end), so its S and its {@code head_position} may be older than the session's activity;</li>
  *   <li>{@code session_activity}: one row per session, under the same key, with what every call changes: the position
  *       of the session's latest receipt and the activity document ({@link SessionStateJson#activity}), whose fields
  *       stand over those of the row's S. A call's flush rewrites this row of about 200 bytes instead of the session's

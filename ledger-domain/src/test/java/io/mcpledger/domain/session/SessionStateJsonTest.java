@@ -6,8 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.mcpledger.domain.ledger.SessionView;
 import io.mcpledger.domain.receipt.Receipt;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.RecordComponent;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /** What the projections store of a session is all the fold needs to go on from where it stopped. */
@@ -95,6 +101,37 @@ class SessionStateJsonTest {
         SessionState read = SessionStateJson.read(SessionStateJson.view(stored(state)), SessionStateJson.extra(state),
                 SessionStateJson.activity(state));
         assertThat(SessionView.toJson(read, IDLE)).isEqualTo(SessionView.toJson(state, IDLE));
+    }
+
+    /**
+     * Every field of a session state is the id, a part of {@link SessionStateJson.Fixed} or a part of the activity: a
+     * field added to the state and to neither would not be stored when only the activity is written.
+     */
+    @Test
+    void everyFieldOfAStateIsTheIdAFixedFieldOrPartOfTheActivity() {
+        Set<String> fixed = new TreeSet<>();
+        for (RecordComponent c : SessionStateJson.Fixed.class.getRecordComponents()) {
+            fixed.add(c.getName());
+        }
+        Set<String> activity = Set.of("lastActivityAt", "seq", "head", "admitted", "refused", "completed", "unknown",
+                "pending");
+        Set<String> fields = new TreeSet<>();
+        for (Class<?> type = SessionState.class; type != Object.class; type = type.getSuperclass()) {
+            for (Field f : type.getDeclaredFields()) {
+                if (!Modifier.isStatic(f.getModifiers()) && !f.isSynthetic()) {
+                    fields.add(f.getName());
+                }
+            }
+        }
+        Set<String> covered = new TreeSet<>(fixed);
+        covered.addAll(activity);
+        covered.add("id");
+        assertThat(fields).isEqualTo(covered);
+        assertThat(fixed).doesNotContainAnyElementsOf(activity);
+        SessionState initialized = SessionFold.apply(null, SessionScript.initialized().receipts().get(0),
+                new CallRecords());
+        assertThat(new String(SessionStateJson.activity(initialized), StandardCharsets.UTF_8)).startsWith(
+                "{\"calls\":{\"admitted\":0,\"completed\":0,\"pending\":0,\"refused\":0,\"unknown\":0},\"head\":");
     }
 
     @Test
