@@ -133,26 +133,11 @@ public final class SqlProjectionStore implements ProjectionStore {
 
     /** Gives every session row stored before the {@code token_ref} column its token, a thousand rows at a time. */
     private static void fillTokenRefs(Connection c) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement("SELECT session_key, extra FROM session_state"
-                + " WHERE token_ref IS NULL ORDER BY session_key LIMIT 1000");
-             PreparedStatement update = c.prepareStatement("UPDATE session_state SET token_ref = ?"
-                     + " WHERE session_key = ?")) {
-            while (true) {
-                int rows = 0;
-                try (ResultSet r = select.executeQuery()) {
-                    while (r.next()) {
-                        update.setString(1, SessionStateJson.tokenRef(r.getBytes(2)));
-                        update.setLong(2, r.getLong(1));
-                        update.addBatch();
-                        rows++;
-                    }
-                }
-                if (rows == 0) {
-                    return;
-                }
-                update.executeBatch();
-            }
-        }
+        fill(c, "SELECT session_key, extra FROM session_state WHERE token_ref IS NULL ORDER BY session_key LIMIT 1000",
+                "UPDATE session_state SET token_ref = ? WHERE session_key = ?", (row, update) -> {
+                    update.setString(1, SessionStateJson.tokenRef(row.getBytes(2)));
+                    update.setLong(2, row.getLong(1));
+                });
     }
 
     /**
@@ -160,26 +145,42 @@ public final class SqlProjectionStore implements ProjectionStore {
      * position, a thousand rows at a time.
      */
     private static void fillActivities(Connection c) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement("SELECT s.session_key, s.head_position, s.view"
-                + " FROM session_state s WHERE NOT EXISTS (SELECT 1 FROM session_activity a"
-                + " WHERE a.session_key = s.session_key) ORDER BY s.session_key LIMIT 1000");
-             PreparedStatement insert = c.prepareStatement("INSERT INTO session_activity (session_key, head_position,"
-                     + " activity) VALUES (?, ?, ?)")) {
+        fill(c, "SELECT s.session_key, s.head_position, s.view FROM session_state s WHERE NOT EXISTS (SELECT 1"
+                + " FROM session_activity a WHERE a.session_key = s.session_key) ORDER BY s.session_key LIMIT 1000",
+                "INSERT INTO session_activity (session_key, head_position, activity) VALUES (?, ?, ?)",
+                (row, insert) -> {
+                    insert.setLong(1, row.getLong(1));
+                    insert.setLong(2, row.getLong(2));
+                    insert.setBytes(3, SessionStateJson.activityOfView(row.getBytes(3)));
+                });
+    }
+
+    /** Sets a statement's parameters from a row. */
+    @FunctionalInterface
+    private interface RowWrite {
+        void set(ResultSet row, PreparedStatement write) throws SQLException;
+    }
+
+    /**
+     * Runs {@code select}, a page of the rows still to fill, and {@code write} once for each of its rows in one batch,
+     * until {@code select} finds none: each page's writes take its rows out of what it selects.
+     */
+    private static void fill(Connection c, String select, String write, RowWrite set) throws SQLException {
+        try (PreparedStatement selecting = c.prepareStatement(select);
+             PreparedStatement writing = c.prepareStatement(write)) {
             while (true) {
                 int rows = 0;
-                try (ResultSet r = select.executeQuery()) {
+                try (ResultSet r = selecting.executeQuery()) {
                     while (r.next()) {
-                        insert.setLong(1, r.getLong(1));
-                        insert.setLong(2, r.getLong(2));
-                        insert.setBytes(3, SessionStateJson.activityOfView(r.getBytes(3)));
-                        insert.addBatch();
+                        set.set(r, writing);
+                        writing.addBatch();
                         rows++;
                     }
                 }
                 if (rows == 0) {
                     return;
                 }
-                insert.executeBatch();
+                writing.executeBatch();
             }
         }
     }
