@@ -194,8 +194,7 @@ class SqlProjectionStoreTest {
         LargeLog receipts = new LargeLog("ledger.test/order", "0a1b2c3d", Instant.parse("2026-12-01T00:00:00Z"));
         List<StoredSession> sessions = new ArrayList<>();
         for (int n = 0; n < 12; n++) {
-            Receipt initialized = receipts.sessionReceipts(n, 1).get(0);
-            sessions.add(new StoredSession(n, SessionFold.apply(null, initialized, null), n));
+            sessions.add(new StoredSession(n, folded(receipts, n, 1), n));
         }
         store.write(new Flush(new Meta(12, -1, 0), sessions, List.of(), List.of(), List.of(), Map.of(), Map.of()));
 
@@ -262,8 +261,8 @@ class SqlProjectionStoreTest {
     @EnumSource(Kind.class)
     void aFlushThatFailsLeavesTheNextOneToWriteTheSessionsRowWhole(Kind kind) throws Exception {
         open(kind);
-        SessionState state = SessionFold.apply(null, new LargeLog("ledger.test/activity", "0a1b2c3d",
-                Instant.parse("2026-12-01T00:00:00Z")).sessionReceipts(0, 1).get(0), new CallRecords());
+        SessionState state = folded(new LargeLog("ledger.test/activity", "0a1b2c3d",
+                Instant.parse("2026-12-01T00:00:00Z")), 0, 1);
         store.write(new Flush(new Meta(10, -1, 0), List.of(new StoredSession(SESSION, state.copy(), 0)),
                 List.of(new StoredCall(SESSION, "req-1", 5, CallStatus.PENDING, -1, -1)), List.of(), List.of(),
                 Map.of(), Map.of()));
@@ -291,12 +290,7 @@ class SqlProjectionStoreTest {
         LargeLog log = new LargeLog("ledger.test/activity", "0a1b2c3d", Instant.parse("2026-12-01T00:00:00Z"));
         List<StoredSession> sessions = new ArrayList<>();
         for (int n = 0; n < 1_200; n++) {
-            CallRecords calls = new CallRecords();
-            SessionState state = null;
-            for (Receipt r : log.sessionReceipts(n, 1 + n % 4)) {
-                state = SessionFold.apply(state, r, calls);
-            }
-            sessions.add(new StoredSession(n, state, 10_000 + n));
+            sessions.add(new StoredSession(n, folded(log, n, 1 + n % 4), 10_000 + n));
         }
         store.write(new Flush(new Meta(20_000, -1, 0), sessions, List.of(), List.of(), List.of(), Map.of(), Map.of()));
         try (Connection c = database.getConnection(); Statement s = c.createStatement()) {
@@ -319,6 +313,16 @@ class SqlProjectionStoreTest {
         List<byte[]> digested = new ArrayList<>();
         reopened.forEachSessionView(digested::add);
         assertThat(digested).hasSize(1_200);
+    }
+
+    /** Session {@code n} of {@code log} after its first {@code receipts} receipts. */
+    private static SessionState folded(LargeLog log, int n, int receipts) {
+        CallRecords calls = new CallRecords();
+        SessionState state = null;
+        for (Receipt r : log.sessionReceipts(n, receipts)) {
+            state = SessionFold.apply(state, r, calls);
+        }
+        return state;
     }
 
     private static Flush sessions(long position, StoredSession... sessions) {
