@@ -21,6 +21,8 @@ import java.util.function.LongConsumer;
 public final class ForcedWrites {
     private final AtomicLong requested = new AtomicLong();
     private final AtomicLong forces = new AtomicLong();
+    /** The log's size up to which {@link #append} has put every entry on stable storage through the journal. */
+    private final AtomicLong journaledEnd = new AtomicLong();
     private final Force force;
     /** Where the log's appends are made durable instead of by {@code force}, or null ({@link ReceiptJournal}). */
     private volatile ReceiptJournal journal;
@@ -127,6 +129,9 @@ public final class ForcedWrites {
                 forces.incrementAndGet();
                 observer.accept(System.nanoTime() - started);
             }
+            // On H2 one batch at a time is appended and journaled, in the log's order (the group commit's append
+            // lock): every entry before these is on the disk too.
+            journaledEnd.accumulateAndGet(batches.get(batches.size() - 1).end(), Math::max);
         } catch (IOException | RuntimeException e) {
             synchronized (this) {
                 if (failure == null) {
@@ -135,6 +140,15 @@ public final class ForcedWrites {
             }
             throw new SQLException("the receipts could not be forced to the journal: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The log's size up to which every entry is known to be on stable storage without a forced write of the store:
+     * the end of the last batch {@link #append} put in the journal (0 before the first, and where there is no
+     * journal). A reader that takes the log's entries only up to it needs no {@link #force} for them.
+     */
+    public long journaledLogSize() {
+        return journaledEnd.get();
     }
 
     /** Sets what hears how long each forced write took, in nanoseconds (the ledger's metrics). */

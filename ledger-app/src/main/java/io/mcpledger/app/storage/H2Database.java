@@ -130,7 +130,7 @@ public final class H2Database implements LedgerDatabase {
         this.recovered = recovered;
         this.forcedWrites = forcedWrites;
         this.housekeeping = DaemonScheduler.named("ledger-h2-housekeeping");
-        housekeeping.scheduleWithFixedDelay(new StoreHousekeeping(store, forcedWrites)::run,
+        housekeeping.scheduleWithFixedDelay(new StoreHousekeeping(store)::run,
                 StoreHousekeeping.INTERVAL_MS, StoreHousekeeping.INTERVAL_MS, TimeUnit.MILLISECONDS);
         this.journal = journal;
         this.checkpoints = DaemonScheduler.named("ledger-h2-checkpoint");

@@ -3,7 +3,6 @@ package io.mcpledger.app.storage;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.sql.SQLException;
 import java.util.concurrent.Callable;
 import org.h2.mvstore.FileStore;
 import org.h2.mvstore.MVStore;
@@ -20,9 +19,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each run, while the live share of all chunks is below {@link #TARGET_FILL_RATE}, rewrites up to {@link
  * #REWRITE_BYTES} of live pages taken from the chunks at least {@link #REWRITE_AGE_MS} old that are at most as full as
- * that average (the sparsest, oldest first), frees the chunks that died, and forces the write like any commit. While
- * the file's live share is under {@link #LIVE_SHARE_FLOOR} it is behind: a run then takes chunks of any age past H2's
- * retention time, up to {@link #REWRITE_BYTES_BEHIND}. It calls the same internal
+ * that average (the sparsest, oldest first) and frees the chunks that died. While the file's live share is under
+ * {@link #LIVE_SHARE_FLOOR} it is behind: a run then takes chunks of any age past H2's retention time, up to {@link
+ * #REWRITE_BYTES_BEHIND}. It calls the same internal
  * method H2's background writer calls with these arguments ({@code FileStore.rewriteChunks(writeLimit,
  * targetFillRate)}, under the store's lock): the public {@code MVStore.compact(targetFillRate, write)} passes a chunk
  * fill limit of 100, so it rewrote old chunks that were almost entirely live, and the file stayed at about half live
@@ -82,26 +81,23 @@ final class StoreHousekeeping {
     private static final Field TX_COUNTER_COUNT = H2Internals.field(MVStore.TxCounter.class, "counter");
 
     private final MVStore store;
-    private final ForcedWrites forcedWrites;
     private final int rewriteAgeMs;
     private final int rewriteBytes;
     private final int rewriteBytesBehind;
 
     /** Housekeeping as the ledger runs it: chunks are rewritten from {@link #REWRITE_AGE_MS} on. */
-    StoreHousekeeping(MVStore store, ForcedWrites forcedWrites) {
-        this(store, forcedWrites, REWRITE_AGE_MS);
+    StoreHousekeeping(MVStore store) {
+        this(store, REWRITE_AGE_MS);
     }
 
     /** Housekeeping that rewrites chunks from {@code rewriteAgeMs} on (tests: 0, so that no clock is measured). */
-    StoreHousekeeping(MVStore store, ForcedWrites forcedWrites, int rewriteAgeMs) {
-        this(store, forcedWrites, rewriteAgeMs, REWRITE_BYTES, REWRITE_BYTES_BEHIND);
+    StoreHousekeeping(MVStore store, int rewriteAgeMs) {
+        this(store, rewriteAgeMs, REWRITE_BYTES, REWRITE_BYTES_BEHIND);
     }
 
     /** Housekeeping whose runs rewrite at most {@code rewriteBytes}, or {@code rewriteBytesBehind} while behind. */
-    StoreHousekeeping(MVStore store, ForcedWrites forcedWrites, int rewriteAgeMs, int rewriteBytes,
-            int rewriteBytesBehind) {
+    StoreHousekeeping(MVStore store, int rewriteAgeMs, int rewriteBytes, int rewriteBytesBehind) {
         this.store = store;
-        this.forcedWrites = forcedWrites;
         this.rewriteAgeMs = rewriteAgeMs;
         this.rewriteBytes = rewriteBytes;
         this.rewriteBytesBehind = rewriteBytesBehind;
@@ -142,13 +138,16 @@ final class StoreHousekeeping {
                 }
                 return rewrote;
             };
-            // Null when the lock was busy for H2's few milliseconds of trying: the next run tries again.
-            if (Boolean.TRUE.equals(UNDER_STORE_LOCK.invoke(store, rewrite))) {
-                forcedWrites.force();
-            }
+            // Null when the lock was busy for H2's few milliseconds of trying: the next run tries again. Nothing is
+            // forced: the rewritten pages hold no new data, H2's background writer writes them as it writes commits,
+            // and the next forced write of the store (the checkpoint's, the sequencer's) records them. Until then the
+            // version a recovery would open keeps the chunks it reads (StoreRecovery.Marker). A forced write here
+            // held every statement back while it wrote the rewritten pages (StoreGate), 3 to 4 times a second at
+            // 1,000 admissions/s, up to 33 ms each (docs/benchmarks.md, section 8).
+            UNDER_STORE_LOCK.invoke(store, rewrite);
         } catch (InvocationTargetException e) {
             LOG.warn("H2 housekeeping failed; it is tried again: {}", e.getCause().toString());
-        } catch (IllegalAccessException | SQLException | RuntimeException e) {
+        } catch (IllegalAccessException | RuntimeException e) {
             LOG.warn("H2 housekeeping failed; it is tried again: {}", e.toString());
         }
     }

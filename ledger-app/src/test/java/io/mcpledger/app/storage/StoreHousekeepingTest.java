@@ -81,7 +81,7 @@ class StoreHousekeepingTest {
     /** One run with these amounts; the memory of the pages it rewrote, which nothing has written yet. */
     private static int rewritten(Sparse file, int rewriteBytes, int rewriteBytesBehind) {
         assertThat(file.store.hasUnsavedChanges()).isFalse();
-        new StoreHousekeeping(file.store, ForcedWrites.never(), 0, rewriteBytes, rewriteBytesBehind).run();
+        new StoreHousekeeping(file.store, 0, rewriteBytes, rewriteBytesBehind).run();
         return file.store.getUnsavedMemory();
     }
 
@@ -127,7 +127,7 @@ class StoreHousekeepingTest {
             store.setRetentionTime(0);
             MVMap<Long, byte[]> log = store.openMap("log");
             MVMap<Integer, byte[]> sessions = store.openMap("sessions");
-            StoreHousekeeping keeper = new StoreHousekeeping(store, ForcedWrites.never(), 0);
+            StoreHousekeeping keeper = new StoreHousekeeping(store, 0);
             long position = 0;
             for (int commit = 0; commit < COMMITS; commit++) {
                 for (int r = 0; r < ROWS_PER_COMMIT; r++) {

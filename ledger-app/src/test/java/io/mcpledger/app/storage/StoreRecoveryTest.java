@@ -268,6 +268,56 @@ class StoreRecoveryTest {
     }
 
     /**
+     * Housekeeping after the recorded force moves the live pages out of the recorded version's chunks and frees the
+     * chunks that died, forcing nothing ({@link StoreHousekeeping}); later commits, never forced, could take their space.
+     * The recorded version stays registered until a newer record is on the disk, so the recovery opens it whole.
+     */
+    @Test
+    void housekeepingAfterTheRecordedForceLeavesTheRecordedVersionWhole() throws Exception {
+        MVStore store = open();
+        store.setRetentionTime(0);
+        StoreRecovery.Marker marker = markOpen(store);
+        MVMap<Integer, String> map = store.openMap("data");
+        for (int i = 0; i < 2_000; i++) {
+            map.put(i, "v1-" + i + "-" + "x".repeat(1000));
+            if (i % 100 == 99) {
+                store.commit();
+            }
+        }
+        // Every other entry written again, small: each chunk above is half dead, its other half worth moving.
+        for (int i = 0; i < 2_000; i += 2) {
+            map.put(i, "v2-" + i);
+            if (i % 200 == 198) {
+                store.commit();
+            }
+        }
+        store.commit();
+        marker.force();
+        Map<Integer, String> forced = new TreeMap<>(map);
+        long forcedVersion = store.getCurrentVersion();
+
+        new StoreHousekeeping(store, 0).run();
+        assertThat(store.hasUnsavedChanges()).as("housekeeping rewrote pages").isTrue();
+        for (int i = 1; i < 2_000; i += 2) {
+            map.put(i, "v3-" + i + "-" + "y".repeat(1000));
+            if (i % 100 == 99) {
+                store.commit(); // written, never forced
+            }
+        }
+        store.commit();
+        PowerCutFileSystem.kill();
+        abandon(store, marker);
+        PowerCutFileSystem.install();
+
+        StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
+
+        assertThat(recovered.chunk().version()).isEqualTo(forcedVersion);
+        MVStore reopened = open();
+        assertThat(new TreeMap<>(reopened.<Integer, String>openMap("data"))).isEqualTo(forced);
+        reopened.close();
+    }
+
+    /**
      * The recorded version lists chunks that were already dead in it, kept for H2's retention time; once that time has
      * passed H2 reuses their space without a force. H2's own open after a clean close checks the newest listed
      * chunks, dead ones too, and would settle on an older version; the recovery drops them and opens the recorded one.
