@@ -435,15 +435,17 @@ public final class LedgerEngine implements AutoCloseable {
      * The committed receipt with this id and its log position; null when there is none. Returned only once it is on
      * stable storage: H2 shows a commit to other connections before the committing thread has forced it, so a receipt
      * read by id in that moment could be lost to a power cut, its caller never answered, and its position signed
-     * again for another receipt, while the reader holds the first. A force that starts after the read covers it;
-     * while the ledger is idle it finds nothing to write. (The projections fold a batch only after its force, so
-     * what is read through them needs none.) Refuses, {@code 503}, once writes can no longer be forced.
+     * again for another receipt, while the reader holds the first. One the journal has forced is returned at once;
+     * otherwise a force that starts after the read covers it (while the ledger is idle it finds nothing to write), so
+     * a burst of reads by id does not force the store, and hold every commit at its gate, once each. (The
+     * projections fold a batch only after its force, so what is read through them needs none.) Refuses, {@code 503},
+     * once writes can no longer be forced.
      */
     public LedgerLog.Located receipt(String receiptId) {
         LedgerLog.Located located = log.locate(receiptId);
         if (located != null) {
             try {
-                database.forcedWrites().force();
+                database.forcedWrites().forceLog(located.position() + 1);
             } catch (SQLException e) {
                 throw new NotStoredException("receipt " + receiptId + " cannot be shown: the ledger's writes can no"
                         + " longer be forced to disk, so it may not survive a restart; GET /health says why", e);

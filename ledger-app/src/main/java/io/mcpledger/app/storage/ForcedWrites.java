@@ -143,6 +143,19 @@ public final class ForcedWrites {
     }
 
     /**
+     * Returns once the log's entries before {@code end}, committed on this database, are on stable storage: at once
+     * when the journal has forced them ({@link #journaledLogSize}), else after a {@link #force}. Fails as {@link #force}
+     * does, and after an earlier failure even when the journal holds them.
+     */
+    public void forceLog(long end) throws SQLException {
+        if (force != null && journaledEnd.get() >= end) {
+            refuseAfterFailure();
+            return;
+        }
+        force();
+    }
+
+    /**
      * The log's size up to which every entry is known to be on stable storage without a forced write of the store:
      * the end of the last batch {@link #append} put in the journal (0 before the first, and where there is no
      * journal). A reader that takes the log's entries only up to it needs no {@link #force} for them.
