@@ -124,9 +124,7 @@ class StoreRecoveryTest {
 
         StoreRecovery.ForcedChunk after = recorded();
         assertThat(after.version()).as("recorded after %s", before).isGreaterThanOrEqualTo(taken);
-        PowerCutFileSystem.kill();
-        abandon(store, marker);
-        PowerCutFileSystem.install();
+        cutPower(store, marker);
         StoreRecovery.recover(state, FS);
         MVStore reopened = open();
         assertThat(reopened.<Integer, String>openMap("data")).containsEntry(0, "zero").containsEntry(1, "one");
@@ -253,9 +251,7 @@ class StoreRecoveryTest {
             }
         }
         store.commit();
-        PowerCutFileSystem.kill();
-        abandon(store, marker);
-        PowerCutFileSystem.install();
+        cutPower(store, marker);
 
         long readBefore = PowerCutFileSystem.bytesRead();
         StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
@@ -313,9 +309,7 @@ class StoreRecoveryTest {
         assertThat(unsavedWhenTheSectionWaited.get()).as("unwritten changes when the section began to wait").isFalse();
         assertThat(forcing.isAlive()).isFalse();
         long forcedVersion = store.getCurrentVersion();
-        PowerCutFileSystem.kill();
-        abandon(store, marker);
-        PowerCutFileSystem.install();
+        cutPower(store, marker);
         assertThat(StoreRecovery.recover(state, FS).chunk().version()).isEqualTo(forcedVersion);
         MVStore reopened = open();
         assertThat(reopened.<Integer, String>openMap("data")).hasSize(2_000);
@@ -360,9 +354,7 @@ class StoreRecoveryTest {
             }
         }
         store.commit();
-        PowerCutFileSystem.kill();
-        abandon(store, marker);
-        PowerCutFileSystem.install();
+        cutPower(store, marker);
 
         StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
 
@@ -401,9 +393,7 @@ class StoreRecoveryTest {
                 store.commit(); // written into the space of the seasoned dead chunks, never forced
             }
         }
-        PowerCutFileSystem.kill();
-        abandon(store, marker);
-        PowerCutFileSystem.install();
+        cutPower(store, marker);
 
         StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
 
@@ -421,9 +411,7 @@ class StoreRecoveryTest {
         store.openMap("data").put(1, "one");
         store.commit();
         store.sync();
-        PowerCutFileSystem.kill();
-        abandon(store, null);
-        PowerCutFileSystem.install();
+        cutPower(store, null);
         Files.createFile(state.resolve(StoreRecovery.MARKER));
 
         StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
@@ -478,9 +466,7 @@ class StoreRecoveryTest {
 
     /** After a force: a power cut, the recovery at the recorded version, and the two chunks read whole. */
     private void cutRecoverAndReadTwoChunks(MVStore store, StoreRecovery.Marker marker) throws Exception {
-        PowerCutFileSystem.kill();
-        abandon(store, marker);
-        PowerCutFileSystem.install();
+        cutPower(store, marker);
 
         StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
 
@@ -521,6 +507,13 @@ class StoreRecoveryTest {
     private MVStore open() {
         return new MVStore.Builder().fileName(FS + state.resolve(H2Database.FILE_NAME)).autoCommitDisabled()
                 .autoCompactFillRate(0).open();
+    }
+
+    /** The power is cut: the process is gone ({@link #abandon}), and the disk holds what was forced. */
+    private static void cutPower(MVStore store, StoreRecovery.Marker marker) {
+        PowerCutFileSystem.kill();
+        abandon(store, marker);
+        PowerCutFileSystem.install();
     }
 
     /** The process is gone: its store and marker only release their files (every write fails after the kill). */
