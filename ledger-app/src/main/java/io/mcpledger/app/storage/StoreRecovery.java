@@ -557,8 +557,8 @@ final class StoreRecovery {
 
         /**
          * A forced write that a recovery can find: writes what the store holds unwritten (most of it before calls are
-         * held back, the rest after), waits for the chunks H2's
-         * background writer has taken but not yet written ({@link #awaitPendingSaves}), and takes the newest chunk
+         * held back, the rest after), waits for the chunks H2's background writer has taken but not yet written
+         * ({@link #awaitPendingSaves}), and takes the newest chunk
          * (first having H2 write one more when the newest's layout lacks a chunk before it, {@link
          * #newestListsEveryChunkBefore}), all while no call changes the store ({@link StoreGate}), so that the
          * recorded version holds every commit before it and no transaction in part; then forces the file, records that
@@ -569,8 +569,8 @@ final class StoreRecovery {
             MVStore.TxCounter next = store.registerVersionUsage();
             // What the store holds unwritten is written first, while calls go on (the pages housekeeping moved can
             // come to megabytes), so that the section below, which holds every call back, writes only what changed
-            // meanwhile: at 1,000 admissions/s such a force had held the calls back for 25 to 68 ms several times
-            // a second while housekeeping was behind (docs/benchmarks.md, section 8).
+            // meanwhile: at 1,000 admissions/s each of the sequencer's forces had held the calls back 25 to 68 ms
+            // for seconds on end while housekeeping was behind (docs/benchmarks.md, section 8).
             store.commit();
             awaitPendingSaves(store);
             ForcedChunk newest = gate.exclusive(() -> {
