@@ -126,9 +126,7 @@ class StoreRecoveryTest {
         assertThat(after.version()).as("recorded after %s", before).isGreaterThanOrEqualTo(taken);
         cutPower(store, marker);
         StoreRecovery.recover(state, FS);
-        MVStore reopened = open();
-        assertThat(reopened.<Integer, String>openMap("data")).containsEntry(0, "zero").containsEntry(1, "one");
-        reopened.close();
+        assertThat(reopenedData()).containsEntry(0, "zero").containsEntry(1, "one");
     }
 
     /**
@@ -261,9 +259,7 @@ class StoreRecoveryTest {
         assertThat(recovered.chunk().version()).isEqualTo(forcedVersion);
         assertThat(read).as("bytes the recovery read of a file of %d", Files.size(state.resolve(H2Database.FILE_NAME)))
                 .isLessThan(Files.size(state.resolve(H2Database.FILE_NAME)) / 4);
-        MVStore reopened = open();
-        assertThat(new TreeMap<>(reopened.<Integer, String>openMap("data"))).isEqualTo(forced);
-        reopened.close();
+        assertThat(reopenedData()).isEqualTo(forced);
     }
 
     /**
@@ -311,9 +307,7 @@ class StoreRecoveryTest {
         long forcedVersion = store.getCurrentVersion();
         cutPower(store, marker);
         assertThat(StoreRecovery.recover(state, FS).chunk().version()).isEqualTo(forcedVersion);
-        MVStore reopened = open();
-        assertThat(reopened.<Integer, String>openMap("data")).hasSize(2_000);
-        reopened.close();
+        assertThat(reopenedData()).hasSize(2_000);
     }
 
     /**
@@ -359,9 +353,7 @@ class StoreRecoveryTest {
         StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
 
         assertThat(recovered.chunk().version()).isEqualTo(forcedVersion);
-        MVStore reopened = open();
-        assertThat(new TreeMap<>(reopened.<Integer, String>openMap("data"))).isEqualTo(forced);
-        reopened.close();
+        assertThat(reopenedData()).isEqualTo(forced);
     }
 
     /**
@@ -400,9 +392,7 @@ class StoreRecoveryTest {
         assertThat(recovered.scannedWholeFile()).isFalse();
         assertThat(recovered.layoutRewritten()).as("the newest listed chunks were not all whole").isTrue();
         assertThat(recovered.chunk().version()).isEqualTo(forcedVersion);
-        MVStore reopened = open();
-        assertThat(new TreeMap<>(reopened.<Integer, String>openMap("data"))).isEqualTo(forced);
-        reopened.close();
+        assertThat(reopenedData()).isEqualTo(forced);
     }
 
     @Test
@@ -417,9 +407,7 @@ class StoreRecoveryTest {
         StoreRecovery.Recovered recovered = StoreRecovery.recover(state, FS);
 
         assertThat(recovered.scannedWholeFile()).isTrue();
-        MVStore reopened = open();
-        assertThat(reopened.<Integer, String>openMap("data").get(1)).isEqualTo("one");
-        reopened.close();
+        assertThat(reopenedData().get(1)).isEqualTo("one");
     }
 
     /**
@@ -507,6 +495,16 @@ class StoreRecoveryTest {
     private MVStore open() {
         return new MVStore.Builder().fileName(FS + state.resolve(H2Database.FILE_NAME)).autoCommitDisabled()
                 .autoCompactFillRate(0).open();
+    }
+
+    /** What the map "data" holds when the file is opened again (after a recovery). */
+    private Map<Integer, String> reopenedData() {
+        MVStore reopened = open();
+        try {
+            return new TreeMap<>(reopened.<Integer, String>openMap("data"));
+        } finally {
+            reopened.close();
+        }
     }
 
     /** The power is cut: the process is gone ({@link #abandon}), and the disk holds what was forced. */
