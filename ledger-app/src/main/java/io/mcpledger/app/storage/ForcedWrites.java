@@ -148,7 +148,7 @@ public final class ForcedWrites {
      * does, and after an earlier failure even when the journal holds them.
      */
     public void forceLog(long end) throws SQLException {
-        if (force != null && journaledEnd.get() >= end) {
+        if (journaledEnd.get() >= end) {
             refuseAfterFailure();
             return;
         }
