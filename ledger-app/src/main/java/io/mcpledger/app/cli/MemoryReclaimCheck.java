@@ -21,7 +21,9 @@ import java.util.Optional;
  * reclaim unmaps shared pages even with no swap to write them to; on such a host the ledger under ZGC answered with
  * a p99 of 100 ms and more at 1,000 admissions/s, and {@code kdamond} used about six times the CPU it used beside G1
  * with transparent huge pages, whose heap is private memory, which reclaim without swap cannot page out and leaves
- * mapped (benchmarks.md, section 8, "The host's memory reclaim and the collector").
+ * mapped (benchmarks.md, section 8, "The host's memory reclaim and the collector"). Shenandoah's heap is private
+ * memory too, and below saturation it kept the tail's end shorter than G1 on such a host (section 8, "Shenandoah, and
+ * what else sits under the 1,000/s tail").
  *
  * <p>DAMON's sysfs files say what each monitor does, but only to root. A ledger that cannot read them (not root)
  * looks for a {@code kdamond} thread among the processes instead, and if one runs says that it may page out memory.
@@ -34,7 +36,8 @@ final class MemoryReclaimCheck {
     /** Why it matters and what to run instead, the end of either warning. */
     private static final String WHY = "ZGC's heap is shared memory that such reclaim unmaps, and on such a host the"
             + " ledger's p99 at 1,000 admissions/s under ZGC was four to five times its p99 under -XX:+UseG1GC"
-            + " -XX:+UseTransparentHugePages; consider those (docs/operations.md, \"JVM options\")";
+            + " -XX:+UseTransparentHugePages; consider those, or -XX:+UseShenandoahGC in place of -XX:+UseG1GC while"
+            + " the load stays well below saturation (docs/operations.md, \"JVM options\")";
 
     /** Reads one of DAMON's files: a seam for the tests, which cannot count on being refused a file (root never is). */
     @FunctionalInterface

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MemoryReclaimCheckTest {
     private static final List<String> ZGC = List.of("ZGC Cycles", "ZGC Pauses");
     private static final List<String> G1 = List.of("G1 Young Generation", "G1 Old Generation");
+    private static final List<String> SHENANDOAH = List.of("Shenandoah Pauses", "Shenandoah Cycles");
 
     @TempDir
     Path kdamonds;
@@ -28,14 +29,15 @@ class MemoryReclaimCheckTest {
 
         assertThat(warning(ZGC, MemoryReclaimCheckTest::read)).hasValueSatisfying(warning -> assertThat(warning)
                 .contains("kdamond 1").doesNotContain("kdamond 0")
-                .contains("-XX:+UseG1GC -XX:+UseTransparentHugePages"));
+                .contains("-XX:+UseG1GC -XX:+UseTransparentHugePages").contains("-XX:+UseShenandoahGC"));
     }
 
     @Test
-    void g1IsNotWarnedAbout() throws IOException {
+    void g1AndShenandoahAreNotWarnedAbout() throws IOException {
         kdamond("0", "on", "pageout");
 
         assertThat(warning(G1, MemoryReclaimCheckTest::read)).isEmpty();
+        assertThat(warning(SHENANDOAH, MemoryReclaimCheckTest::read)).isEmpty();
     }
 
     @Test
