@@ -1,6 +1,7 @@
 package io.mcpledger.app.metrics;
 
 import io.mcpledger.app.engine.LedgerEngine;
+import io.mcpledger.app.storage.ForcedWrites;
 import io.mcpledger.app.storage.StoreFile;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -10,6 +11,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
@@ -57,12 +61,20 @@ public final class LedgerMetrics {
             commitTime.record(nanos, TimeUnit.NANOSECONDS);
         });
         if (ledger.database().forcedWrites().forcesItself()) {
-            Timer forced = Timer.builder("ledger.forced.write.duration")
-                    .description("One forced write of the store's file (fdatasync), shared by every commit that"
-                            + " finished before it started; absent on PostgreSQL, which forces each commit itself")
-                    .serviceLevelObjectives(WRITE_BUCKETS)
-                    .register(registry);
-            ledger.database().forcedWrites().observe(nanos -> forced.record(nanos, TimeUnit.NANOSECONDS));
+            Map<ForcedWrites.File, Timer> forced = new EnumMap<>(ForcedWrites.File.class);
+            for (ForcedWrites.File file : ForcedWrites.File.values()) {
+                forced.put(file, Timer.builder("ledger.forced.write.duration")
+                        .description("One forced write on H2, by the file it forced: the journal's segment (file"
+                                + " journal: fdatasync, shared by every batch written before it began; what a call"
+                                + " waits for) or the store's (file store: its chunks written and fsynced, by"
+                                + " checkpoints and commits the journal does not hold); absent on PostgreSQL, which"
+                                + " forces each commit itself")
+                        .tag("file", file.name().toLowerCase(Locale.ROOT))
+                        .serviceLevelObjectives(WRITE_BUCKETS)
+                        .register(registry));
+            }
+            ledger.database().forcedWrites().observe((file, nanos) -> forced.get(file).record(nanos,
+                    TimeUnit.NANOSECONDS));
         }
         FunctionCounter.builder("ledger.commit.batches.redecided", ledger.commandBus(), b -> b.redecided())
                 .description("Batches decided again because another worker or node changed what they were decided on")

@@ -5,7 +5,6 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongConsumer;
 
 /**
  * Puts committed transactions on stable storage, sharing one forced write among every caller that committed before
@@ -29,7 +28,24 @@ public final class ForcedWrites {
     /** The highest ticket a completed force covers; guarded by {@code this}. */
     private long forced;
     private volatile String failure;
-    private volatile LongConsumer observer = nanos -> { };
+    private volatile Observer observer = (file, nanos) -> { };
+
+    /** The file a forced write forced. */
+    public enum File {
+        /** A segment of the journal of receipts ({@link ReceiptJournal}): what an answered call waited for. */
+        JOURNAL,
+        /**
+         * The store's own file: H2's chunks written and {@code fsync}ed (checkpoints, commits the journal does not
+         * hold, and the sequencer or a read by id when the journal does not hold what they need).
+         */
+        STORE
+    }
+
+    /** Hears each forced write: the file it forced and how long it took, in nanoseconds. */
+    @FunctionalInterface
+    public interface Observer {
+        void forced(File file, long nanos);
+    }
 
     /** Writes what the store holds unwritten and forces its file; fails when either cannot be done. */
     @FunctionalInterface
@@ -87,7 +103,7 @@ public final class ForcedWrites {
             }
             forces.incrementAndGet();
             forced = covers;
-            observer.accept(System.nanoTime() - started);
+            observer.forced(File.STORE, System.nanoTime() - started);
         }
     }
 
@@ -127,7 +143,7 @@ public final class ForcedWrites {
         try {
             if (to.append(batches)) {
                 forces.incrementAndGet();
-                observer.accept(System.nanoTime() - started);
+                observer.forced(File.JOURNAL, System.nanoTime() - started);
             }
             // On H2 one batch at a time is appended and journaled, in the log's order (the group commit's append
             // lock): every entry before these is on the disk too.
@@ -164,8 +180,8 @@ public final class ForcedWrites {
         return journaledEnd.get();
     }
 
-    /** Sets what hears how long each forced write took, in nanoseconds (the ledger's metrics). */
-    public void observe(LongConsumer observer) {
+    /** Sets what hears each forced write and how long it took (the ledger's metrics). */
+    public void observe(Observer observer) {
         this.observer = observer;
     }
 

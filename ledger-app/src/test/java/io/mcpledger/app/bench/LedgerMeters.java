@@ -21,7 +21,8 @@ final class LedgerMeters {
     /** The histograms printed, by their Prometheus names (Micrometer's, in seconds). */
     private static final List<String> HISTOGRAMS = List.of("ledger_decision_latency_seconds",
             "ledger_commit_batch_duration_seconds", "ledger_forced_write_duration_seconds");
-    private static final Pattern BUCKET = Pattern.compile("^(\\w+)_bucket\\{le=\"([^\"]+)\",?\\} (\\S+)$",
+    /** A histogram's bucket: its name, its labels other than {@code le} (a series each), its bound and its count. */
+    private static final Pattern BUCKET = Pattern.compile("^(\\w+)_bucket\\{([^}]*?),?le=\"([^\"]+)\",?\\} (\\S+)$",
             Pattern.MULTILINE);
     private static final String ALLOCATED = "jvm_threads_allocated_bytes_total";
     private static final String RECEIPTS = "ledger_receipts_committed";
@@ -31,6 +32,7 @@ final class LedgerMeters {
     /** The shares printed: of the observations longer than these, in milliseconds. */
     private static final double[] OVER_MS = {1, 2, 5, 10, 20};
 
+    /** Each histogram's buckets, by series: its name, with its labels but {@code le} in braces when it has any. */
     private final Map<String, TreeMap<Double, Double>> buckets;
     /** Allocated bytes, receipts committed and the collector's pauses, summed over each name's series. */
     private final Map<String, Double> sums;
@@ -56,8 +58,9 @@ final class LedgerMeters {
         Map<String, TreeMap<Double, Double>> buckets = new TreeMap<>();
         Matcher m = BUCKET.matcher(text);
         while (m.find()) {
-            double le = m.group(2).equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(m.group(2));
-            buckets.computeIfAbsent(m.group(1), k -> new TreeMap<>()).put(le, Double.parseDouble(m.group(3)));
+            double le = m.group(3).equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(m.group(3));
+            String series = m.group(2).isEmpty() ? m.group(1) : m.group(1) + "{" + m.group(2) + "}";
+            buckets.computeIfAbsent(series, k -> new TreeMap<>()).put(le, Double.parseDouble(m.group(4)));
         }
         Map<String, Double> sums = new TreeMap<>();
         Matcher sample = SAMPLE.matcher(text);
@@ -70,27 +73,18 @@ final class LedgerMeters {
         return new LedgerMeters(buckets, sums);
     }
 
-    /** One line per histogram: observations between {@code before} and this, and the shares over 1 to 20 ms. */
+    /**
+     * One line per histogram's series: observations between {@code before} and this, and the shares over 1 to 20 ms.
+     */
     String since(LedgerMeters before) {
         StringBuilder out = new StringBuilder();
-        for (String name : HISTOGRAMS) {
-            TreeMap<Double, Double> now = buckets.get(name);
-            if (now == null) {
-                continue;
-            }
-            TreeMap<Double, Double> then = before.buckets.getOrDefault(name, new TreeMap<>());
-            double total = now.lastEntry().getValue() - then.getOrDefault(now.lastKey(), 0.0);
-            out.append(String.format(Locale.ROOT, "  %s: %,.0f", name.replace("_seconds", ""), total));
-            for (double ms : OVER_MS) {
-                double le = ms / 1000;
-                if (!now.containsKey(le) || total == 0) {
-                    continue;
+        for (String histogram : HISTOGRAMS) {
+            for (Map.Entry<String, TreeMap<Double, Double>> series : buckets.entrySet()) {
+                String name = series.getKey();
+                if (name.equals(histogram) || name.startsWith(histogram + "{")) {
+                    since(name, series.getValue(), before.buckets.getOrDefault(name, new TreeMap<>()), out);
                 }
-                double within = now.get(le) - then.getOrDefault(le, 0.0);
-                double over = 100 * (total - within) / total;
-                out.append(String.format(Locale.ROOT, ", over %s ms %.2f%%", label(ms), over));
             }
-            out.append('\n');
         }
         double receipts = sums.getOrDefault(RECEIPTS, 0.0) - before.sums.getOrDefault(RECEIPTS, 0.0);
         if (sums.containsKey(ALLOCATED) && receipts > 0) {
@@ -100,6 +94,23 @@ final class LedgerMeters {
                     + " %,.0f GC pauses)%n", allocated / 1e6, allocated / receipts / 1e3, receipts, pauses));
         }
         return out.toString();
+    }
+
+    /** One series' line: its observations between {@code then} and {@code now}, and the shares over 1 to 20 ms. */
+    private static void since(String name, TreeMap<Double, Double> now, TreeMap<Double, Double> then,
+                              StringBuilder out) {
+        double total = now.lastEntry().getValue() - then.getOrDefault(now.lastKey(), 0.0);
+        out.append(String.format(Locale.ROOT, "  %s: %,.0f", name.replace("_seconds", ""), total));
+        for (double ms : OVER_MS) {
+            double le = ms / 1000;
+            if (!now.containsKey(le) || total == 0) {
+                continue;
+            }
+            double within = now.get(le) - then.getOrDefault(le, 0.0);
+            double over = 100 * (total - within) / total;
+            out.append(String.format(Locale.ROOT, ", over %s ms %.2f%%", label(ms), over));
+        }
+        out.append('\n');
     }
 
     /** 1 as "1", 0.5 as "0.5". */

@@ -38,6 +38,23 @@ class LedgerMetersTest {
     }
 
     @Test
+    void aHistogramWithLabelsHasALineForEachSeries() {
+        String before = "ledger_forced_write_duration_seconds_bucket{file=\"journal\",le=\"0.001\"} 10.0\n"
+                + "ledger_forced_write_duration_seconds_bucket{file=\"journal\",le=\"+Inf\"} 10.0\n"
+                + "ledger_forced_write_duration_seconds_bucket{file=\"store\",le=\"0.001\"} 0.0\n"
+                + "ledger_forced_write_duration_seconds_bucket{file=\"store\",le=\"+Inf\"} 1.0\n";
+        String after = "ledger_forced_write_duration_seconds_bucket{file=\"journal\",le=\"0.001\"} 100.0\n"
+                + "ledger_forced_write_duration_seconds_bucket{file=\"journal\",le=\"+Inf\"} 110.0\n"
+                + "ledger_forced_write_duration_seconds_bucket{file=\"store\",le=\"0.001\"} 1.0\n"
+                + "ledger_forced_write_duration_seconds_bucket{file=\"store\",le=\"+Inf\"} 5.0\n";
+
+        // The journal: 100 in between, 90 within 1 ms; the store: 4, 1 within 1 ms.
+        assertThat(LedgerMeters.parse(after).since(LedgerMeters.parse(before))).isEqualTo(
+                "  ledger_forced_write_duration{file=\"journal\"}: 100, over 1 ms 10.00%\n"
+                        + "  ledger_forced_write_duration{file=\"store\"}: 4, over 1 ms 75.00%\n");
+    }
+
+    @Test
     void histogramsTheLedgerDoesNotHaveArePassedOver() {
         LedgerMeters none = LedgerMeters.parse("ledger_receipts_committed 5.0\n");
 
