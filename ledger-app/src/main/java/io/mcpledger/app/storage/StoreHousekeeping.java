@@ -22,10 +22,11 @@ import org.slf4j.LoggerFactory;
  * that average (the sparsest, oldest first) and frees the chunks that died. While the file's live share is under
  * {@link #LIVE_SHARE_FLOOR} it is behind: a run then takes chunks of any age past H2's retention time, up to {@link
  * #REWRITE_BYTES_BEHIND}. It calls the same internal method H2's background writer calls with these arguments
- * ({@code FileStore.rewriteChunks(writeLimit, targetFillRate)}, under the store's lock): the public {@code MVStore.compact(targetFillRate, write)} passes a chunk
- * fill limit of 100, so it rewrote old chunks that were almost entirely live, and the file stayed at about half live
- * data (measured: 1.6 to 1.8 KB per receipt instead of 1.2, and a higher latency from the extra writing). Internal API,
- * pinned with H2's version like {@link StoreRecovery} ({@link H2Internals}).
+ * ({@code FileStore.rewriteChunks(writeLimit, targetFillRate)}, under the store's lock): the public {@code
+ * MVStore.compact(targetFillRate, write)} passes a chunk fill limit of 100, so it rewrote old chunks that were almost
+ * entirely live, and the file stayed at about half live data (measured: 1.6 to 1.8 KB per receipt instead of 1.2, and
+ * a higher latency from the extra writing). Internal API, pinned with H2's version like {@link StoreRecovery} ({@link
+ * H2Internals}).
  *
  * <p>Once the store has failed to write, a run only {@link #unstick}s the statements H2 would spin in.
  */

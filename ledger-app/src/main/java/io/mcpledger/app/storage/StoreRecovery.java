@@ -558,12 +558,12 @@ final class StoreRecovery {
         /**
          * A forced write that a recovery can find: writes what the store holds unwritten (most of it before calls are
          * held back, the rest after), waits for the chunks H2's background writer has taken but not yet written
-         * ({@link #awaitPendingSaves}), and takes the newest chunk
-         * (first having H2 write one more when the newest's layout lacks a chunk before it, {@link
-         * #newestListsEveryChunkBefore}), all while no call changes the store ({@link StoreGate}), so that the
-         * recorded version holds every commit before it and no transaction in part; then forces the file, records that
-         * chunk and forces the marker. The version current before the write stays registered (so H2 overwrites none of
-         * the chunks the recorded version needs) until a newer record is on the disk.
+         * ({@link #awaitPendingSaves}), and takes the newest chunk (first having H2 write one more when the newest's
+         * layout lacks a chunk before it, {@link #newestListsEveryChunkBefore}), all while no call changes the store
+         * ({@link StoreGate}), so that the recorded version holds every commit before it and no transaction in part;
+         * then forces the file, records that chunk and forces the marker. The version current before the write stays
+         * registered (so H2 overwrites none of the chunks the recorded version needs) until a newer record is on the
+         * disk.
          */
         synchronized void force() throws IOException {
             MVStore.TxCounter next = store.registerVersionUsage();
