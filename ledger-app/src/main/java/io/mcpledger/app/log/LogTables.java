@@ -1,5 +1,6 @@
 package io.mcpledger.app.log;
 
+import io.mcpledger.app.storage.SignedCheckpoints;
 import io.mcpledger.app.storage.SqlDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -16,7 +17,8 @@ import java.util.Map;
  *       sequencers on one database take turns and never fork the tree;</li>
  *   <li>{@code log_tile}: C2SP tlog-tiles, each up to 256 hashes of one tree level ({@code 8 * tile_level}); the
  *       rightmost tile of a level is rewritten as it fills;</li>
- *   <li>{@code log_checkpoint}: every published signed checkpoint, by tree size.</li>
+ *   <li>{@code log_checkpoint}: every published signed checkpoint, by tree size ({@link SignedCheckpoints}, which
+ *       an open of H2 after an unclean stop also writes, from the journal).</li>
  * </ul>
  */
 final class LogTables {
@@ -78,24 +80,6 @@ final class LogTables {
                 s.addBatch();
             }
             s.executeBatch();
-        }
-    }
-
-    static void insertCheckpoint(Connection c, long size, String note) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO log_checkpoint (tree_size, note) VALUES (?, ?)")) {
-            s.setLong(1, size);
-            s.setString(2, note);
-            s.executeUpdate();
-        }
-    }
-
-    /** The signed checkpoint published at {@code size}, or null when none was. */
-    static String checkpoint(Connection c, long size) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT note FROM log_checkpoint WHERE tree_size = ?")) {
-            s.setLong(1, size);
-            try (ResultSet r = s.executeQuery()) {
-                return r.next() ? r.getString(1) : null;
-            }
         }
     }
 }

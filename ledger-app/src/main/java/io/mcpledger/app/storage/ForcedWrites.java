@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * it started (group commit across threads). H2 writes a commit to the file but never forces it; the {@link
  * Force} of {@link H2Database} stores whatever the store has not written yet and then calls {@code
  * FileChannel.force}, so after it returns every transaction committed before the call survives a power loss. The
- * log's appends on H2 are made durable more cheaply, by {@link #append} into the {@link ReceiptJournal}.
+ * log's appends on H2 are made durable more cheaply, by {@link #append} into the {@link ReceiptJournal}, and so are
+ * the sequencer's signed checkpoints ({@link #forceCheckpoint}).
  *
  * <p>A failed force is final: after a failed {@code fsync} the kernel may have dropped the dirty pages, so a later
  * force that succeeds proves nothing about them (PostgreSQL treats it the same way). Every later call fails with the
@@ -32,7 +33,10 @@ public final class ForcedWrites {
 
     /** The file a forced write forced. */
     public enum File {
-        /** A segment of the journal of receipts ({@link ReceiptJournal}): what an answered call waited for. */
+        /**
+         * A segment of the journal of receipts ({@link ReceiptJournal}): what an answered call waited for, or what the
+         * sequencer waited for before it published a checkpoint.
+         */
         JOURNAL,
         /**
          * The store's own file: H2's chunks written and {@code fsync}ed (checkpoints, commits the journal does not
@@ -149,13 +153,43 @@ public final class ForcedWrites {
             // lock): every entry before these is on the disk too.
             journaledEnd.accumulateAndGet(batches.get(batches.size() - 1).end(), Math::max);
         } catch (IOException | RuntimeException e) {
-            synchronized (this) {
-                if (failure == null) {
-                    failure = "the journal: " + firstLine(e);
-                }
-            }
-            throw new SQLException("the receipts could not be forced to the journal: " + e.getMessage(), e);
+            throw journalFailed(e, "the receipts");
         }
+    }
+
+    /**
+     * Returns once {@code checkpoint}, just committed on this database by the log's sequencer, is on stable storage:
+     * its note forced in the journal where there is one (an open after an unclean stop stores it again where the store
+     * lost it), else by {@link #force}. A forced write of the store holds every statement back while it takes the
+     * store's version, and this one came twice a second under load (docs/benchmarks.md, section 8). Fails as {@link
+     * #append} does.
+     */
+    public void forceCheckpoint(ReceiptJournal.SignedCheckpoint checkpoint) throws SQLException {
+        ReceiptJournal to = journal;
+        if (to == null || force == null) {
+            force();
+            return;
+        }
+        requested.incrementAndGet();
+        refuseAfterFailure();
+        long started = System.nanoTime();
+        try {
+            if (to.appendCheckpoint(checkpoint)) {
+                forces.incrementAndGet();
+                observer.forced(File.JOURNAL, System.nanoTime() - started);
+            }
+        } catch (IOException | RuntimeException e) {
+            throw journalFailed(e, "the checkpoint of size " + checkpoint.size());
+        }
+    }
+
+    private SQLException journalFailed(Exception e, String what) {
+        synchronized (this) {
+            if (failure == null) {
+                failure = "the journal: " + firstLine(e);
+            }
+        }
+        return new SQLException(what + " could not be forced to the journal: " + e.getMessage(), e);
     }
 
     /**

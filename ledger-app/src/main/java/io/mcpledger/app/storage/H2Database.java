@@ -259,19 +259,30 @@ public final class H2Database implements LedgerDatabase {
     }
 
     /**
-     * Applies what the journal holds and the store does not (appends acknowledged after the last forced write of the
-     * store that a recovery found), forces the store so that a recorded version holds it all, and starts a new segment
-     * of the journal, deleting the old ones.
+     * Applies what the journal holds and the store does not (appends acknowledged, and checkpoints published, after the
+     * last forced write of the store that a recovery found), forces the store so that a recorded version holds it all,
+     * and starts a new segment of the journal, deleting the old ones. A journaled checkpoint whose size the store holds
+     * another note for is refused, and nothing is applied.
      */
     private static ReceiptJournal openJournal(Path dir, String fileSystem, DataSource database,
             ForcedWrites forcedWrites) throws StorageException {
         try {
-            List<ReceiptJournal.Batch> batches = ReceiptJournal.read(dir, fileSystem);
-            if (!batches.isEmpty()) {
-                int missing;
+            ReceiptJournal.Contents journaled = ReceiptJournal.readAll(dir, fileSystem);
+            List<ReceiptJournal.Batch> batches = journaled.batches();
+            if (!batches.isEmpty() || !journaled.checkpoints().isEmpty()) {
+                int missing = 0;
+                int checkpoints = 0;
                 try (Connection c = database.getConnection()) {
                     try {
-                        missing = LedgerLog.replay(c, batches);
+                        if (!batches.isEmpty()) {
+                            missing = LedgerLog.replay(c, batches);
+                        }
+                        for (ReceiptJournal.SignedCheckpoint checkpoint : journaled.checkpoints()) {
+                            if (SignedCheckpoints.note(c, checkpoint.size()) == null) {
+                                checkpoints++;
+                            }
+                            SignedCheckpoints.keep(c, checkpoint.size(), checkpoint.note());
+                        }
                         c.commit();
                     } catch (SQLException e) {
                         c.rollback();
@@ -283,6 +294,14 @@ public final class H2Database implements LedgerDatabase {
                     LOG.warn("Applied {} receipts from the journal that the store's last forced version did not hold"
                             + " (positions {} to {})", missing, batches.get(batches.size() - 1).end() - missing,
                             batches.get(batches.size() - 1).end() - 1);
+                }
+                if (checkpoints > 0) {
+                    // The sequencer's tree reaches their sizes again at its next integration, as their entries are
+                    // stored; the notes are the ones it would sign then (Ed25519 signs deterministically).
+                    LOG.warn("Stored {} signed checkpoints from the journal that the store's last forced version did"
+                            + " not hold (sizes up to {})", checkpoints,
+                            journaled.checkpoints().stream().mapToLong(ReceiptJournal.SignedCheckpoint::size).max()
+                                    .orElseThrow());
                 }
             }
             ReceiptJournal journal = ReceiptJournal.open(dir, fileSystem);

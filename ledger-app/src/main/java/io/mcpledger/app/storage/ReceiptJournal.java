@@ -40,10 +40,15 @@ import org.h2.store.fs.FilePath;
  * least {@link #PREALLOCATE_MIN}); zeros from a record's start to the end of its segment are that advance, not a torn
  * record.
  *
- * <p>Layout of a record, big-endian: body length (int), CRC-32C of the body (int); the body: the first position
- * (long), the number of entries (int), then per entry the receipt id (int length, UTF-8), the previous position of its
- * stream (long, -1 for none), the receipt's line (int length, bytes) and the policy document (int length, -1 for
- * none, bytes).
+ * <p>The journal also holds the transparency log's signed checkpoints ({@link #appendCheckpoint}): the sequencer
+ * publishes one once it is forced here, not once H2's file is forced, and an open after an unclean stop stores again
+ * those the recovered version lacks. They are written outside the append lock, so they fall between batches anywhere.
+ *
+ * <p>Layout of a record, big-endian: body length (int), CRC-32C of the body (int); the body of a batch: the first
+ * position (long), the number of entries (int), then per entry the receipt id (int length, UTF-8), the previous position
+ * of its stream (long, -1 for none), the receipt's line (int length, bytes) and the policy document (int length, -1 for
+ * none, bytes). The body of a checkpoint: {@value #CHECKPOINT_MARK} (long, where a batch has its first position), the
+ * tree size (long), then the signed note (int length, UTF-8).
  */
 public final class ReceiptJournal implements AutoCloseable {
     static final String PREFIX = "ledger.journal.";
@@ -61,16 +66,30 @@ public final class ReceiptJournal implements AutoCloseable {
     /** The most a new segment is written to in advance; appends past it grow the file as before. */
     static final int PREALLOCATE_MAX = 32 << 20;
     private static final int ZEROS = PREALLOCATE_MIN;
+    /** What a checkpoint's record has where a batch's has its first position, which is never negative. */
+    static final long CHECKPOINT_MARK = -1;
+
+    /** What a record holds: a batch of the log's entries or a signed checkpoint. */
+    sealed interface Record permits Batch, SignedCheckpoint {
+    }
 
     /** One entry of the log as it was inserted: what {@link LedgerLog#replay} inserts again. */
     public record Entry(long position, String receiptId, long prev, byte[] line, byte[] document) {
     }
 
     /** The entries one commit inserted, from {@code first} on. */
-    public record Batch(long first, List<Entry> entries) {
+    public record Batch(long first, List<Entry> entries) implements Record {
         long end() {
             return first + entries.size();
         }
+    }
+
+    /** A checkpoint of the transparency log as the sequencer signed and committed it: its tree size and note. */
+    public record SignedCheckpoint(long size, String note) implements Record {
+    }
+
+    /** What the segments hold: the batches in the log's order, and the checkpoints in the order they were written. */
+    record Contents(List<Batch> batches, List<SignedCheckpoint> checkpoints) {
     }
 
     private final Path directory;
@@ -117,7 +136,13 @@ public final class ReceiptJournal implements AutoCloseable {
      * it only an empty segment may follow, else the journal is damaged beyond what a crash leaves and this throws.
      */
     static List<Batch> read(Path directory, String fileSystem) throws IOException {
+        return readAll(directory, fileSystem).batches();
+    }
+
+    /** The batches and the checkpoints of every segment in {@code directory}, refused as {@link #read} refuses. */
+    static Contents readAll(Path directory, String fileSystem) throws IOException {
         List<Batch> batches = new ArrayList<>();
+        List<SignedCheckpoint> checkpoints = new ArrayList<>();
         Path tornIn = null;
         for (Path file : segments(directory)) {
             byte[] bytes;
@@ -131,15 +156,19 @@ public final class ReceiptJournal implements AutoCloseable {
             ByteBuffer in = ByteBuffer.wrap(bytes);
             while (in.remaining() > 0) {
                 int at = in.position();
-                Batch batch = next(in);
-                if (batch == null) {
+                Record record = next(in);
+                if (record == null) {
                     // Zeros to the end are the part of the segment written in advance that no append reached.
                     if (!zeroFrom(bytes, at)) {
                         tornIn = file;
                     }
                     break;
                 }
-                batches.add(batch);
+                if (record instanceof Batch batch) {
+                    batches.add(batch);
+                } else {
+                    checkpoints.add((SignedCheckpoint) record);
+                }
             }
         }
         // Written in position order (the append lock); sorted all the same, so that only a gap or an overlap is refused.
@@ -151,11 +180,11 @@ public final class ReceiptJournal implements AutoCloseable {
                         + ": the journal is damaged, restore the state directory from a backup");
             }
         }
-        return batches;
+        return new Contents(batches, checkpoints);
     }
 
     /** The next record of {@code in}, or null (and {@code in} left anywhere) when it is torn or damaged. */
-    private static Batch next(ByteBuffer in) {
+    private static Record next(ByteBuffer in) {
         if (in.remaining() < HEADER) {
             return null;
         }
@@ -173,6 +202,11 @@ public final class ReceiptJournal implements AutoCloseable {
         in.position(in.position() + length);
         try {
             long first = body.getLong();
+            if (first == CHECKPOINT_MARK) {
+                long size = body.getLong();
+                String note = new String(bytes(body, body.getInt()), StandardCharsets.UTF_8);
+                return body.hasRemaining() || size < 0 ? null : new SignedCheckpoint(size, note);
+            }
             int count = body.getInt();
             List<Entry> entries = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
@@ -205,6 +239,24 @@ public final class ReceiptJournal implements AutoCloseable {
         return bytes;
     }
 
+    static byte[] record(SignedCheckpoint checkpoint) {
+        byte[] note = checkpoint.note().getBytes(StandardCharsets.UTF_8);
+        int length = 8 + 8 + 4 + note.length;
+        ByteBuffer out = ByteBuffer.allocate(HEADER + length);
+        out.position(HEADER);
+        out.putLong(CHECKPOINT_MARK).putLong(checkpoint.size()).putInt(note.length).put(note);
+        return sealed(out, length);
+    }
+
+    /** Puts the body's length and CRC-32C before the body that {@code out} holds after its header. */
+    private static byte[] sealed(ByteBuffer out, int length) {
+        CRC32C crc = new CRC32C();
+        crc.update(out.array(), HEADER, length);
+        out.putInt(0, length);
+        out.putInt(4, (int) crc.getValue());
+        return out.array();
+    }
+
     static byte[] record(Batch batch) {
         List<byte[]> ids = new ArrayList<>(batch.entries().size());
         int length = 12;
@@ -229,11 +281,7 @@ public final class ReceiptJournal implements AutoCloseable {
                 out.putInt(entry.document().length).put(entry.document());
             }
         }
-        CRC32C crc = new CRC32C();
-        crc.update(out.array(), HEADER, length);
-        out.putInt(0, length);
-        out.putInt(4, (int) crc.getValue());
-        return out.array();
+        return sealed(out, length);
     }
 
     /**
@@ -298,11 +346,27 @@ public final class ReceiptJournal implements AutoCloseable {
      * true when this call forced.
      */
     boolean append(List<Batch> batches) throws IOException {
+        List<byte[]> records = new ArrayList<>(batches.size());
+        for (Batch batch : batches) {
+            records.add(record(batch));
+        }
+        return write(records);
+    }
+
+    /**
+     * Appends {@code checkpoint}, committed in the store, and returns once it is on stable storage, as {@link #append}
+     * does; true when this call forced.
+     */
+    boolean appendCheckpoint(SignedCheckpoint checkpoint) throws IOException {
+        return write(List.of(record(checkpoint)));
+    }
+
+    private boolean write(List<byte[]> records) throws IOException {
         long ticket;
         FileChannel file;
         synchronized (this) {
-            for (Batch batch : batches) {
-                ByteBuffer record = ByteBuffer.wrap(record(batch));
+            for (byte[] bytes : records) {
+                ByteBuffer record = ByteBuffer.wrap(bytes);
                 segmentBytes += record.remaining();
                 while (record.hasRemaining()) {
                     segment.write(record);

@@ -121,6 +121,31 @@ class ReceiptJournalTest {
         }
     }
 
+    @Test
+    void checkpointsAreReadBackInTheirOrderBetweenTheBatchesAndATornOneEndsTheJournal() throws Exception {
+        ReceiptJournal.SignedCheckpoint three = new ReceiptJournal.SignedCheckpoint(3, "origin\n3\nroot=\n\n— é\n");
+        ReceiptJournal.SignedCheckpoint seven = new ReceiptJournal.SignedCheckpoint(7, "origin\n7\nroot=\n\n— sig\n");
+        try (ReceiptJournal journal = ReceiptJournal.open(dir, "")) {
+            journal.append(List.of(batch(0, 3)));
+            journal.appendCheckpoint(three);
+            journal.append(List.of(batch(3, 4)));
+            journal.rotate();
+            journal.appendCheckpoint(seven);
+            journal.append(List.of(batch(7, 1)));
+        }
+        ReceiptJournal.Contents read = ReceiptJournal.readAll(dir, "");
+        assertSame(read.batches(), List.of(batch(0, 3), batch(3, 4), batch(7, 1)));
+        assertThat(read.checkpoints()).containsExactly(three, seven);
+
+        // The second segment torn inside its checkpoint: that record and what follows it are not read.
+        Path second = ReceiptJournal.segments(dir).get(1);
+        Files.write(second, java.util.Arrays.copyOf(Files.readAllBytes(second),
+                ReceiptJournal.record(seven).length - 2));
+        read = ReceiptJournal.readAll(dir, "");
+        assertSame(read.batches(), List.of(batch(0, 3), batch(3, 4)));
+        assertThat(read.checkpoints()).containsExactly(three);
+    }
+
     /**
      * A segment is written with zeros before appends go to it, so that they write over blocks the file has: the file
      * does not grow with them, and a rotation sizes the next segment after what the last one took.
