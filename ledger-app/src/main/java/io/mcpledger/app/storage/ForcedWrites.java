@@ -136,24 +136,10 @@ public final class ForcedWrites {
      * failed journal write is final too.
      */
     public void append(List<ReceiptJournal.Batch> batches) throws SQLException {
-        ReceiptJournal to = journal;
-        if (to == null || force == null) {
-            force();
-            return;
-        }
-        requested.incrementAndGet();
-        refuseAfterFailure();
-        long started = System.nanoTime();
-        try {
-            if (to.append(batches)) {
-                forces.incrementAndGet();
-                observer.forced(File.JOURNAL, System.nanoTime() - started);
-            }
+        if (journaled(journal -> journal.append(batches), "the receipts")) {
             // On H2 one batch at a time is appended and journaled, in the log's order (the group commit's append
             // lock): every entry before these is on the disk too.
             journaledEnd.accumulateAndGet(batches.get(batches.size() - 1).end(), Math::max);
-        } catch (IOException | RuntimeException e) {
-            throw journalFailed(e, "the receipts");
         }
     }
 
@@ -165,31 +151,42 @@ public final class ForcedWrites {
      * #append} does.
      */
     public void forceCheckpoint(ReceiptJournal.SignedCheckpoint checkpoint) throws SQLException {
+        journaled(journal -> journal.appendCheckpoint(checkpoint), "the checkpoint of size " + checkpoint.size());
+    }
+
+    /** A write to the journal that returns once it is forced; true when it forced the journal itself. */
+    @FunctionalInterface
+    private interface JournalWrite {
+        boolean to(ReceiptJournal journal) throws IOException;
+    }
+
+    /**
+     * Makes {@code write} durable in the journal, or where there is none forces the store instead and returns false.
+     * A failed journal write is final, as a failed force is; {@code what} names what was written in its message.
+     */
+    private boolean journaled(JournalWrite write, String what) throws SQLException {
         ReceiptJournal to = journal;
         if (to == null || force == null) {
             force();
-            return;
+            return false;
         }
         requested.incrementAndGet();
         refuseAfterFailure();
         long started = System.nanoTime();
         try {
-            if (to.appendCheckpoint(checkpoint)) {
+            if (write.to(to)) {
                 forces.incrementAndGet();
                 observer.forced(File.JOURNAL, System.nanoTime() - started);
             }
+            return true;
         } catch (IOException | RuntimeException e) {
-            throw journalFailed(e, "the checkpoint of size " + checkpoint.size());
-        }
-    }
-
-    private SQLException journalFailed(Exception e, String what) {
-        synchronized (this) {
-            if (failure == null) {
-                failure = "the journal: " + firstLine(e);
+            synchronized (this) {
+                if (failure == null) {
+                    failure = "the journal: " + firstLine(e);
+                }
             }
+            throw new SQLException(what + " could not be forced to the journal: " + e.getMessage(), e);
         }
-        return new SQLException(what + " could not be forced to the journal: " + e.getMessage(), e);
     }
 
     /**
