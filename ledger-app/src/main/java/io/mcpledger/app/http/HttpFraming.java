@@ -1,7 +1,11 @@
 package io.mcpledger.app.http;
 
+import io.mcpledger.app.Environments;
+import io.mcpledger.app.metrics.LedgerMetrics;
 import io.mcpledger.domain.ErrorCode;
+import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.context.env.Environment;
 import io.micronaut.context.event.BeanCreatedEvent;
 import io.micronaut.context.event.BeanCreatedEventListener;
 import io.micronaut.http.server.netty.NettyServerCustomizer;
@@ -9,10 +13,12 @@ import io.micronaut.http.server.netty.configuration.NettyHttpServerConfiguration
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
@@ -21,9 +27,12 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
@@ -33,6 +42,8 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import jakarta.inject.Singleton;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.function.LongConsumer;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -50,20 +61,40 @@ import java.util.concurrent.TimeUnit;
  *       Micronaut's {@code micronaut.server.idle-timeout} (60 s).</li>
  * </ul>
  * It replaces Micronaut's {@link HttpServerCodec} by one with the same limits whose headers remember a
- * {@code Content-Length} the decoder dropped, and puts a handler on each side of it.
+ * {@code Content-Length} the decoder dropped, and puts a handler on each side of it. In the ledger (not the edge) a
+ * third, after them, times each tool call from the first byte of its request read to the last byte of its answer
+ * written ({@link CallTimer}).
  */
 @Singleton
 final class HttpFraming implements BeanCreatedEventListener<NettyServerCustomizer.Registry> {
     private static final String CODEC = "http-server-codec";
     private static final String HEAD_WATCH = "ledger-head-deadline";
     private static final String CHECK = "ledger-http-framing";
+    private static final String TIMER = "ledger-call-timer";
 
     private final NettyHttpServerConfiguration server;
     private final Duration headTimeout;
+    /** The ledger's meters, looked up at the first connection (once the service is up); none in the edge. */
+    private final BeanProvider<LedgerMetrics> metrics;
+    private final boolean timesCalls;
+    private volatile LongConsumer callAnswered;
 
-    HttpFraming(NettyHttpServerConfiguration server, @Value("${ledger.http.head-timeout:30s}") Duration headTimeout) {
+    HttpFraming(NettyHttpServerConfiguration server, @Value("${ledger.http.head-timeout:30s}") Duration headTimeout,
+                BeanProvider<LedgerMetrics> metrics, Environment environment) {
         this.server = server;
         this.headTimeout = headTimeout;
+        this.metrics = metrics;
+        this.timesCalls = !environment.getActiveNames().contains(Environments.EDGE);
+    }
+
+    /** What hears each tool call's time on the wire. */
+    private LongConsumer callAnswered() {
+        LongConsumer found = callAnswered;
+        if (found == null) {
+            found = metrics.get()::callAnswered;
+            callAnswered = found;
+        }
+        return found;
     }
 
     @Override
@@ -106,6 +137,9 @@ final class HttpFraming implements BeanCreatedEventListener<NettyServerCustomize
             Deadline deadline = new Deadline(headTimeout);
             pipeline.addBefore(CODEC, HEAD_WATCH, deadline);
             pipeline.addAfter(CODEC, CHECK, new Check(deadline));
+            if (timesCalls) {
+                pipeline.addAfter(CHECK, TIMER, new CallTimer(deadline, callAnswered()));
+            }
         }
     }
 
@@ -144,6 +178,10 @@ final class HttpFraming implements BeanCreatedEventListener<NettyServerCustomize
         private ScheduledFuture<?> timer;
         /** No request is being read: the next byte begins a head. */
         private boolean betweenRequests = true;
+        /** No byte of the next request has been read yet (the head deadline starts earlier, at a connection's open). */
+        private boolean awaitingRequest = true;
+        /** When the read that brought the first byte of the request being read arrived ({@link System#nanoTime}). */
+        private long requestStarted;
 
         Deadline(Duration timeout) {
             this.timeoutNanos = timeout.toNanos();
@@ -164,8 +202,14 @@ final class HttpFraming implements BeanCreatedEventListener<NettyServerCustomize
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (betweenRequests && msg instanceof ByteBuf bytes && bytes.isReadable()) {
-                arm(ctx);
+            if (msg instanceof ByteBuf bytes && bytes.isReadable()) {
+                if (awaitingRequest) {
+                    awaitingRequest = false;
+                    requestStarted = System.nanoTime();
+                }
+                if (betweenRequests) {
+                    arm(ctx);
+                }
             }
             ctx.fireChannelRead(msg);
         }
@@ -196,6 +240,15 @@ final class HttpFraming implements BeanCreatedEventListener<NettyServerCustomize
         /** The request's last content arrived: the next byte begins another head. */
         void requestRead() {
             betweenRequests = true;
+            awaitingRequest = true;
+        }
+
+        /**
+         * When the first byte of the request whose head was just decoded was read: a request that came in the same
+         * read as the one before it (pipelined) arrived with that read.
+         */
+        long requestStarted() {
+            return requestStarted;
         }
 
         private void disarm() {
@@ -271,6 +324,65 @@ final class HttpFraming implements BeanCreatedEventListener<NettyServerCustomize
                     .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
                     .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    /**
+     * Times each tool call ({@code POST} to a path ending in {@code /calls}: a session's or a sessionless call) from
+     * the read that brought the first byte of its request to the write of the last byte of its answer, and reports it
+     * ({@code ledger_call_latency_seconds}): the time the call spent in the ledger's process, its HTTP decoding, the
+     * event loop's queue and the answer's writing included, which the decision's own timer (from the controller on)
+     * leaves out. Answers go out in the order of the requests on a connection, so a queue pairs them.
+     */
+    static final class CallTimer extends ChannelDuplexHandler {
+        /** What a request that is not a tool call has in {@link #pending}. */
+        private static final long UNTIMED = Long.MIN_VALUE;
+
+        private final Deadline deadline;
+        private final LongConsumer answered;
+        /** The start of each request read and not yet answered, oldest first; used on the event loop only. */
+        private final ArrayDeque<Long> pending = new ArrayDeque<>(2);
+
+        CallTimer(Deadline deadline, LongConsumer answered) {
+            this.deadline = deadline;
+            this.answered = answered;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof HttpRequest request) {
+                pending.add(isCall(request) ? deadline.requestStarted() : UNTIMED);
+            }
+            ctx.fireChannelRead(msg);
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            boolean interim = msg instanceof HttpResponse response
+                    && response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
+            if (msg instanceof LastHttpContent && !interim) {
+                Long started = pending.poll();
+                if (started != null && started != UNTIMED) {
+                    ChannelPromise timed = promise.unvoid();
+                    timed.addListener(f -> {
+                        if (f.isSuccess()) {
+                            answered.accept(System.nanoTime() - started);
+                        }
+                    });
+                    ctx.write(msg, timed);
+                    return;
+                }
+            }
+            ctx.write(msg, promise);
+        }
+
+        static boolean isCall(HttpRequest request) {
+            if (!HttpMethod.POST.equals(request.method())) {
+                return false;
+            }
+            String uri = request.uri();
+            int query = uri.indexOf('?');
+            return (query < 0 ? uri : uri.substring(0, query)).endsWith("/calls");
         }
     }
 }

@@ -34,6 +34,7 @@ public final class LedgerMetrics {
     private final Counter admissions;
     private final ConcurrentMap<String, Counter> refusals = new ConcurrentHashMap<>();
     private final Timer decisionLatency;
+    private final Timer callLatency;
 
     public LedgerMetrics(MeterRegistry registry, LedgerEngine ledger) {
         this.registry = registry;
@@ -44,6 +45,11 @@ public final class LedgerMetrics {
         decisionLatency = Timer.builder("ledger.decision.latency")
                 .description("From a tool call's arrival to its decision being ready to send, the forced write of its"
                         + " receipt included (admitted and refused calls)")
+                .serviceLevelObjectives(LATENCY_BUCKETS)
+                .register(registry);
+        callLatency = Timer.builder("ledger.call.latency")
+                .description("From the read that brought a tool call's first byte to the write of its answer's last"
+                        + " byte: the decision's latency and the HTTP path around it (every POST .../calls answered)")
                 .serviceLevelObjectives(LATENCY_BUCKETS)
                 .register(registry);
 
@@ -129,6 +135,11 @@ public final class LedgerMetrics {
                     .register(registry)).increment();
         }
         decisionLatency.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** A tool call's answer written, {@code nanos} after its request's first byte was read. */
+    public void callAnswered(long nanos) {
+        callLatency.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     private static Duration ms(double millis) {

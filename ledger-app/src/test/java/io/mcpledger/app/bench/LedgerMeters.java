@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
  */
 final class LedgerMeters {
     /** The histograms printed, by their Prometheus names (Micrometer's, in seconds). */
-    private static final List<String> HISTOGRAMS = List.of("ledger_decision_latency_seconds",
+    private static final List<String> HISTOGRAMS = List.of("ledger_call_latency_seconds",
+            "ledger_decision_latency_seconds",
             "ledger_commit_batch_duration_seconds", "ledger_forced_write_duration_seconds");
     /** A histogram's bucket: its name, its labels other than {@code le} (a series each), its bound and its count. */
     private static final Pattern BUCKET = Pattern.compile("^(\\w+)_bucket\\{([^}]*?),?le=\"([^\"]+)\",?\\} (\\S+)$",

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.assertj.core.data.Percentage;
@@ -61,6 +62,12 @@ class MetricsHttpTest {
             assertThat(delta(before, after, "ledger_decision_latency_seconds_count")).isEqualTo(6);
             assertThat(delta(before, after, "ledger_decision_latency_seconds_bucket{le=\"+Inf\"}")).isEqualTo(6);
             assertThat(delta(before, after, "ledger_decision_latency_seconds_sum")).isPositive();
+            // The calls, and only they, from their first byte read to their answer written: around each decision. An
+            // answer is counted once written, which may follow its client's reading it by a moment.
+            Map<String, Double> written = eventually(ledger, before, "ledger_call_latency_seconds_count", 6);
+            assertThat(delta(before, written, "ledger_call_latency_seconds_bucket{le=\"+Inf\"}")).isEqualTo(6);
+            assertThat(delta(before, written, "ledger_call_latency_seconds_sum"))
+                    .isGreaterThan(delta(before, written, "ledger_decision_latency_seconds_sum"));
             // One group commit per request, as each was answered before the next was sent: the initialize, six calls
             // and the revocation.
             assertThat(delta(before, after, "ledger_commit_batch_commands_count")).isEqualTo(8);
@@ -128,6 +135,20 @@ class MetricsHttpTest {
         while (m.find()) {
             samples.put(m.group(1), Double.parseDouble(m.group(2)));
         }
+        return samples;
+    }
+
+    /** A scrape in which {@code sample} has grown by {@code expected} since {@code before}, waiting up to 5 s for it. */
+    private static Map<String, Double> eventually(HttpLedger ledger, Map<String, Double> before, String sample,
+                                                  double expected) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        Map<String, Double> samples = scrape(ledger);
+        while (samples.getOrDefault(sample, 0.0) - before.getOrDefault(sample, 0.0) < expected
+                && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            samples = scrape(ledger);
+        }
+        assertThat(delta(before, samples, sample)).as(sample).isEqualTo(expected);
         return samples;
     }
 
