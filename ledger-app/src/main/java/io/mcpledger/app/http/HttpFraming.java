@@ -43,8 +43,8 @@ import io.netty.util.concurrent.ScheduledFuture;
 import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.function.LongConsumer;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 
 /**
  * The contract's HTTP framing rules, which Netty's decoder alone does not keep:
@@ -87,11 +87,11 @@ final class HttpFraming implements BeanCreatedEventListener<NettyServerCustomize
         this.timesCalls = !environment.getActiveNames().contains(Environments.EDGE);
     }
 
-    /** What hears each tool call's time on the wire. */
+    /** What hears each tool call's time on the wire: the ledger's meters, or nothing where they are not. */
     private LongConsumer callAnswered() {
         LongConsumer found = callAnswered;
         if (found == null) {
-            found = metrics.get()::callAnswered;
+            found = metrics.find(null).<LongConsumer>map(m -> m::callAnswered).orElse(nanos -> { });
             callAnswered = found;
         }
         return found;
