@@ -278,10 +278,9 @@ public final class H2Database implements LedgerDatabase {
                             missing = LedgerLog.replay(c, batches);
                         }
                         for (ReceiptJournal.SignedCheckpoint checkpoint : journaled.checkpoints()) {
-                            if (SignedCheckpoints.note(c, checkpoint.size()) == null) {
+                            if (SignedCheckpoints.keep(c, checkpoint.size(), checkpoint.note())) {
                                 checkpoints++;
                             }
-                            SignedCheckpoints.keep(c, checkpoint.size(), checkpoint.note());
                         }
                         c.commit();
                     } catch (SQLException e) {

@@ -17,10 +17,10 @@ public final class SignedCheckpoints {
     }
 
     /**
-     * Stores {@code note} as the checkpoint of {@code size} unless that row is there already with the same note; fails
-     * when it holds another one.
+     * Stores {@code note} as the checkpoint of {@code size} unless that row is there already with the same note, and
+     * says whether it stored it; fails when the row holds another one.
      */
-    public static void keep(Connection c, long size, String note) throws SQLException {
+    public static boolean keep(Connection c, long size, String note) throws SQLException {
         String stored = note(c, size);
         if (stored == null) {
             try (PreparedStatement s = c.prepareStatement(
@@ -29,11 +29,14 @@ public final class SignedCheckpoints {
                 s.setString(2, note);
                 s.executeUpdate();
             }
-        } else if (!stored.equals(note)) {
+            return true;
+        }
+        if (!stored.equals(note)) {
             throw new SQLException("the log holds another signed checkpoint of size " + size + " than the one to"
                     + " store, so two trees of that size would be signed: the state directory is damaged or mixes two"
                     + " ledgers' files; restore it from a backup");
         }
+        return false;
     }
 
     /** The signed checkpoint published at {@code size}, or null when none was. */
