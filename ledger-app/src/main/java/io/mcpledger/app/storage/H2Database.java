@@ -270,13 +270,11 @@ public final class H2Database implements LedgerDatabase {
             ReceiptJournal.Contents journaled = ReceiptJournal.readAll(dir, fileSystem);
             List<ReceiptJournal.Batch> batches = journaled.batches();
             if (!batches.isEmpty() || !journaled.checkpoints().isEmpty()) {
-                int missing = 0;
+                int missing;
                 int checkpoints = 0;
                 try (Connection c = database.getConnection()) {
                     try {
-                        if (!batches.isEmpty()) {
-                            missing = LedgerLog.replay(c, batches);
-                        }
+                        missing = LedgerLog.replay(c, batches);
                         for (ReceiptJournal.SignedCheckpoint checkpoint : journaled.checkpoints()) {
                             if (SignedCheckpoints.keep(c, checkpoint.size(), checkpoint.note())) {
                                 checkpoints++;
