@@ -176,9 +176,10 @@ final class HttpFraming implements BeanCreatedEventListener<NettyServerCustomize
     static final class Deadline extends ChannelInboundHandlerAdapter {
         private final long timeoutNanos;
         private ScheduledFuture<?> timer;
-        /** No request is being read: the next byte begins a head. */
-        private boolean betweenRequests = true;
-        /** No byte of the next request has been read yet (the head deadline starts earlier, at a connection's open). */
+        /**
+         * No byte of the next request has been read yet: the next byte begins a head (whose deadline a connection's
+         * open has started already).
+         */
         private boolean awaitingRequest = true;
         /** When the read that brought the first byte of the request being read arrived ({@link System#nanoTime}). */
         private long requestStarted;
@@ -206,8 +207,6 @@ final class HttpFraming implements BeanCreatedEventListener<NettyServerCustomize
                 if (awaitingRequest) {
                     awaitingRequest = false;
                     requestStarted = System.nanoTime();
-                }
-                if (betweenRequests) {
                     arm(ctx);
                 }
             }
@@ -226,7 +225,6 @@ final class HttpFraming implements BeanCreatedEventListener<NettyServerCustomize
         }
 
         private void arm(ChannelHandlerContext ctx) {
-            betweenRequests = false;
             if (timer == null) {
                 timer = ctx.executor().schedule(() -> ctx.channel().close(), timeoutNanos, TimeUnit.NANOSECONDS);
             }
@@ -239,7 +237,6 @@ final class HttpFraming implements BeanCreatedEventListener<NettyServerCustomize
 
         /** The request's last content arrived: the next byte begins another head. */
         void requestRead() {
-            betweenRequests = true;
             awaitingRequest = true;
         }
 
