@@ -72,9 +72,9 @@ public final class LedgerMetrics {
                 forced.put(file, Timer.builder("ledger.forced.write.duration")
                         .description("One forced write on H2, by the file it forced: the journal's segment (file"
                                 + " journal: fdatasync, shared by every batch written before it began; what a call"
-                                + " waits for) or the store's (file store: its chunks written and fsynced, by"
-                                + " checkpoints and commits the journal does not hold); absent on PostgreSQL, which"
-                                + " forces each commit itself")
+                                + " waits for, and the sequencer before it publishes a checkpoint) or the store's"
+                                + " (file store: its chunks written and fsynced, by checkpoints and commits the"
+                                + " journal does not hold); absent on PostgreSQL, which forces each commit itself")
                         .tag("file", file.name().toLowerCase(Locale.ROOT))
                         .serviceLevelObjectives(WRITE_BUCKETS)
                         .register(registry));
