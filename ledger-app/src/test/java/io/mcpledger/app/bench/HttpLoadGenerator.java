@@ -161,6 +161,10 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             + "(repeatable).")
     List<String> ledgerJvmOptions = new ArrayList<>();
 
+    @Option(names = "--ledger-java", description = "The java executable for the ledger --spawn starts, e.g. another JDK's "
+            + "bin/java to measure the ledger on it with the generator unchanged (default: the generator's own).")
+    Path ledgerJava;
+
     @Option(names = "--ledger-arg", description = "An argument for the serve command --spawn runs, after its own, e.g. "
             + "--database=jdbc:postgresql://127.0.0.1:5432/ledger?user=ledger to spawn it on PostgreSQL (repeatable).")
     List<String> ledgerArgs = new ArrayList<>();
@@ -321,7 +325,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 Path policyFile = policy != null ? policy
                         : soaking() ? null : findUpwards("docs/examples", "pricing-policy.yaml");
                 spawned = SpawnedLedger.create(jar != null ? jar : findUpwards("ledger-app/target", "ledger-app-"),
-                        policyFile, ledgerJvmOptions, ledgerArgs, soaking() && !heapMode().equals("none"), keepState);
+                        policyFile, ledgerJava, ledgerJvmOptions, ledgerArgs,
+                        soaking() && !heapMode().equals("none"), keepState);
                 StartTiming started = spawned.start(Duration.ofSeconds(startTimeoutSeconds));
                 System.out.printf(Locale.ROOT, "the ledger answered /health 200 after %.2f s%n",
                         started.healthySeconds());
@@ -954,7 +959,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 LedgerWatch.size(LedgerWatch.diskUse(spawned.stateDir)[0]));
         StartTiming fresh;
         long[] emptyDisk;
-        try (SpawnedLedger empty = SpawnedLedger.create(spawned.jar, spawned.policy, spawned.jvmOptions, List.of(),
+        try (SpawnedLedger empty = SpawnedLedger.create(spawned.jar, spawned.policy, spawned.javaExecutable, spawned.jvmOptions, List.of(),
                 spawned.gcLogging, false)) {
             fresh = empty.start(timeout);
             emptyDisk = LedgerWatch.diskUse(empty.stateDir);
@@ -1789,6 +1794,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
 
         final Path jar;
         final Path policy;
+        /** The java executable that runs the ledger. */
+        final Path javaExecutable;
         final List<String> jvmOptions;
         final List<String> serveArgs;
         final boolean gcLogging;
@@ -1802,10 +1809,11 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         Path gcLog;
         private int starts;
 
-        private SpawnedLedger(Path jar, Path policy, List<String> jvmOptions, List<String> serveArgs,
+        private SpawnedLedger(Path jar, Path policy, Path java, List<String> jvmOptions, List<String> serveArgs,
                               boolean gcLogging, boolean keep, Path work) {
             this.jar = jar;
             this.policy = policy;
+            this.javaExecutable = java;
             this.jvmOptions = List.copyOf(jvmOptions);
             this.serveArgs = List.copyOf(serveArgs);
             this.gcLogging = gcLogging;
@@ -1815,7 +1823,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         }
 
         /** A new temporary directory; without {@code policy}, {@link #SOAK_POLICY} written into it. */
-        static SpawnedLedger create(Path jar, Path policy, List<String> jvmOptions, List<String> serveArgs,
+        /** With {@code java} null: the generator's own JVM runs the ledger. */
+        static SpawnedLedger create(Path jar, Path policy, Path java, List<String> jvmOptions, List<String> serveArgs,
                 boolean gcLogging, boolean keep)
                 throws IOException {
             Path work = Files.createTempDirectory("ledger-load");
@@ -1827,7 +1836,9 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 Files.writeString(policy, SOAK_POLICY);
                 System.out.println("policy for the soak: " + policy + " (the example's tools with ttl 86400)");
             }
-            return new SpawnedLedger(jar, policy, jvmOptions, serveArgs, gcLogging, keep, work);
+            return new SpawnedLedger(jar, policy,
+                    java != null ? java : Path.of(System.getProperty("java.home"), "bin", "java"), jvmOptions,
+                    serveArgs, gcLogging, keep, work);
         }
 
         String jvmOptionsDescription() {
@@ -1848,7 +1859,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             }
             output = work.resolve("ledger-" + starts + ".out");
             List<String> command = new ArrayList<>();
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.add(javaExecutable.toString());
             command.addAll(jvmOptions);
             if (gcLogging) {
                 gcLog = work.resolve("gc-" + starts + ".log");
