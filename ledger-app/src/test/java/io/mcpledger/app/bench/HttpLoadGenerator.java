@@ -959,8 +959,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 LedgerWatch.size(LedgerWatch.diskUse(spawned.stateDir)[0]));
         StartTiming fresh;
         long[] emptyDisk;
-        try (SpawnedLedger empty = SpawnedLedger.create(spawned.jar, spawned.policy, spawned.javaExecutable, spawned.jvmOptions, List.of(),
-                spawned.gcLogging, false)) {
+        try (SpawnedLedger empty = SpawnedLedger.create(spawned.jar, spawned.policy, spawned.javaExecutable,
+                spawned.jvmOptions, List.of(), spawned.gcLogging, false)) {
             fresh = empty.start(timeout);
             emptyDisk = LedgerWatch.diskUse(empty.stateDir);
             empty.stop();
@@ -1822,8 +1822,10 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             this.stateDir = work.resolve("state");
         }
 
-        /** A new temporary directory; without {@code policy}, {@link #SOAK_POLICY} written into it. */
-        /** With {@code java} null: the generator's own JVM runs the ledger. */
+        /**
+         * A new temporary directory; without {@code policy}, {@link #SOAK_POLICY} written into it; without
+         * {@code java}, the generator's own runtime runs the ledger.
+         */
         static SpawnedLedger create(Path jar, Path policy, Path java, List<String> jvmOptions, List<String> serveArgs,
                 boolean gcLogging, boolean keep)
                 throws IOException {
