@@ -1,6 +1,7 @@
 package io.mcpledger.app.http;
 
 import io.mcpledger.app.Environments;
+import io.mcpledger.app.engine.LedgerEngine;
 import io.mcpledger.app.metrics.LedgerMetrics;
 import io.mcpledger.domain.ErrorCode;
 import io.micronaut.context.BeanProvider;
@@ -71,20 +72,44 @@ final class HttpFraming implements BeanCreatedEventListener<NettyServerCustomize
     private static final String HEAD_WATCH = "ledger-head-deadline";
     private static final String CHECK = "ledger-http-framing";
     private static final String TIMER = "ledger-call-timer";
+    private static final String DIRECT = "ledger-direct-calls";
 
     private final NettyHttpServerConfiguration server;
     private final Duration headTimeout;
     /** The ledger's meters, looked up at the first connection (once the service is up); none in the edge. */
     private final BeanProvider<LedgerMetrics> metrics;
-    private final boolean timesCalls;
+    private final BeanProvider<LedgerEngine> ledger;
+    private final BeanProvider<Credentials> credentials;
+    /** The ledger, not the edge: its calls are timed, and served by {@link DirectCalls}. */
+    private final boolean inLedger;
     private volatile LongConsumer callAnswered;
+    private volatile DirectCalls.Service direct;
 
     HttpFraming(NettyHttpServerConfiguration server, @Value("${ledger.http.head-timeout:30s}") Duration headTimeout,
-                BeanProvider<LedgerMetrics> metrics, Environment environment) {
+                BeanProvider<LedgerMetrics> metrics, BeanProvider<LedgerEngine> ledger,
+                BeanProvider<Credentials> credentials, Environment environment) {
         this.server = server;
         this.headTimeout = headTimeout;
         this.metrics = metrics;
-        this.timesCalls = !environment.getActiveNames().contains(Environments.EDGE);
+        this.ledger = ledger;
+        this.credentials = credentials;
+        this.inLedger = !environment.getActiveNames().contains(Environments.EDGE);
+    }
+
+    /** What {@link DirectCalls} needs, once the service is running (null before). */
+    private DirectCalls.Service direct() {
+        DirectCalls.Service found = direct;
+        if (found == null) {
+            LedgerEngine engine = ledger.find(null).orElse(null);
+            Credentials known = credentials.find(null).orElse(null);
+            LedgerMetrics meters = metrics.find(null).orElse(null);
+            if (engine == null || known == null || meters == null) {
+                return null;
+            }
+            found = new DirectCalls.Service(engine, known, meters);
+            direct = found;
+        }
+        return found;
     }
 
     /** What hears each tool call's time on the wire: the ledger's meters, or nothing where they are not. */
@@ -137,8 +162,9 @@ final class HttpFraming implements BeanCreatedEventListener<NettyServerCustomize
             Deadline deadline = new Deadline(headTimeout);
             pipeline.addBefore(CODEC, HEAD_WATCH, deadline);
             pipeline.addAfter(CODEC, CHECK, new Check(deadline));
-            if (timesCalls) {
+            if (inLedger) {
                 pipeline.addAfter(CHECK, TIMER, new CallTimer(deadline, callAnswered()));
+                pipeline.addAfter(TIMER, DIRECT, new DirectCalls(HttpFraming.this::direct));
             }
         }
     }

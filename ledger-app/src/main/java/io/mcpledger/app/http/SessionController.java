@@ -129,19 +129,32 @@ class SessionController {
     CompletableFuture<HttpResponse<byte[]>> call(HttpRequest<?> request, @Nullable @Header(CLIENT_TOKEN) String clientToken,
                                                  @Body @Bindable(defaultValue = "") byte[] bytes) {
         long arrived = System.nanoTime();
-        String id = sessionId(request);
+        RequestCall command = callCommand(ledger, PathSegments.segment(request, 2), clientToken, bytes);
+        return Replies.later(ledger.commands().send(command), (Answer a) -> callReply(a, command, arrived, metrics));
+    }
+
+    /**
+     * The command of an admission request, from its path's session id (decoded), its {@value #CLIENT_TOKEN} header and
+     * its body; refuses a malformed one with a {@link LedgerException} before anything is sent. Shared with
+     * {@link DirectCalls}.
+     */
+    static RequestCall callCommand(LedgerEngine ledger, String pathSessionId, @Nullable String clientToken,
+                                   byte[] bytes) {
+        String sessionId = RequestBody.requireIdentifier("session id", pathSessionId);
         String token = clientToken(clientToken);
         RequestBody body = RequestBody.parse(bytes, CALL);
-        RequestCall command = new RequestCall(id, token, body.identifier("requestId"), body.identifier("server"),
+        return new RequestCall(sessionId, token, body.identifier("requestId"), body.identifier("server"),
                 body.identifier("tool"), body.identifier("operation"), body.hex("argumentsSha256", 64, true),
                 body.jsonRpcId("jsonrpcId", Identifiers.MAX_LENGTH), ledger.now());
-        return Replies.later(ledger.commands().send(command), (Answer a) -> {
-            if (!(a instanceof CallAnswer decision)) {
-                return errorAnswer(a);
-            }
-            metrics.decided(decision.admitted() ? null : decision.refusal().code(), System.nanoTime() - arrived);
-            return Replies.ok(decision(decision, command.requestId()));
-        });
+    }
+
+    /** The answer to {@code command}, decided {@code a}, timed from {@code arrived}; shared with DirectCalls. */
+    static HttpResponse<byte[]> callReply(Answer a, RequestCall command, long arrived, LedgerMetrics metrics) {
+        if (!(a instanceof CallAnswer decision)) {
+            return errorAnswer(a);
+        }
+        metrics.decided(decision.admitted() ? null : decision.refusal().code(), System.nanoTime() - arrived);
+        return Replies.ok(decision(decision, command.requestId()));
     }
 
     /**
