@@ -1,5 +1,6 @@
 package io.mcpledger.app.http;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mcpledger.app.engine.LedgerEngine;
 import io.mcpledger.app.metrics.LedgerMetrics;
 import io.mcpledger.app.statedir.Role;
@@ -18,6 +19,7 @@ import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -36,7 +38,8 @@ import java.util.function.Supplier;
  * of Micronaut: at saturation Micronaut's request path (routing, filters, binding, the futures between them) was two
  * fifths of the event loops' time in Java, some 20 us per admission (docs/benchmarks.md, section 8). It takes
  * only a call that Micronaut would hand to {@link SessionController#call} and answer there, and answers it with the
- * same code ({@link SessionController#callCommand}, {@link SessionController#callReply}, {@link Failures#toResponse}):
+ * same code ({@link SessionController#callCommand}, {@link SessionController#callDecision},
+ * {@link Failures#toResponse}):
  * <ul>
  *   <li>HTTP/1.1, kept alive, without {@code Expect}, a session id of unreserved characters, no query, a body of at
  *       most {@link #MAX_BODY} bytes;</li>
@@ -179,9 +182,9 @@ final class DirectCalls extends ChannelDuplexHandler {
 
     private void answer(ChannelHandlerContext ctx, Answer a, Throwable failure, RequestCall command, long arrived,
                         Service s) {
-        HttpResponse<byte[]> reply = failure != null ? Failures.toResponse(failure)
-                : SessionController.callReply(a, command, arrived, s.metrics());
-        ctx.writeAndFlush(netty(reply));
+        ObjectNode decided = failure == null ? SessionController.callDecision(a, command, arrived, s.metrics()) : null;
+        ctx.writeAndFlush(decided != null ? ok(Replies.bytes(decided))
+                : netty(failure != null ? Failures.toResponse(failure) : SessionController.errorAnswer(a)));
         answering = false;
         if (held.isEmpty()) {
             return;
@@ -193,14 +196,26 @@ final class DirectCalls extends ChannelDuplexHandler {
         ctx.fireChannelReadComplete();
     }
 
-    /** Micronaut's response as Netty's: its status, headers and body, with the body's length. */
+    /** A decision's answer, written as {@link Replies#ok} writes it, without Micronaut's response between. */
+    private static FullHttpResponse ok(byte[] json) {
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                Unpooled.wrappedBuffer(json));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+        return framed(response);
+    }
+
+    /** Micronaut's response as Netty's: its status, headers and body. */
     private static FullHttpResponse netty(HttpResponse<byte[]> reply) {
         byte[] bytes = reply.getBody().orElse(new byte[0]);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                 HttpResponseStatus.valueOf(reply.code()), Unpooled.wrappedBuffer(bytes));
         reply.getHeaders().forEach((name, values) -> response.headers().add(name, values));
-        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
-        // As Micronaut's answers (micronaut.server.date-header).
+        return framed(response);
+    }
+
+    /** The body's length, and the date as Micronaut writes it on its answers ({@code micronaut.server.date-header}). */
+    private static FullHttpResponse framed(FullHttpResponse response) {
+        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
         response.headers().set(HttpHeaderNames.DATE, DateFormatter.format(new Date()));
         return response;
     }
@@ -242,8 +257,9 @@ final class DirectCalls extends ChannelDuplexHandler {
     }
 
     /**
-     * The session id of a call's request-target {@code /v1/sessions/{id}/calls}, or null for any other target and for
-     * an id with a character that is not unreserved (RFC 3986), which Micronaut's path decoding would change.
+     * The session id of a call's request-target {@code /v1/sessions/{id}/calls}, or null for any other target, for an
+     * id with a character that is not unreserved (RFC 3986), which Micronaut's path decoding would change, and for the
+     * dot segments "." and "..", which a path's normalization would.
      */
     static String sessionId(String target) {
         if (!target.startsWith(PREFIX) || !target.endsWith(SUFFIX)
@@ -257,7 +273,8 @@ final class DirectCalls extends ChannelDuplexHandler {
                 return null;
             }
         }
-        return target.substring(PREFIX.length(), target.length() - SUFFIX.length());
+        String id = target.substring(PREFIX.length(), target.length() - SUFFIX.length());
+        return id.equals(".") || id.equals("..") ? null : id;
     }
 
     /** Counts Micronaut's answers as they are written; an interim (1xx) answer is not one. */

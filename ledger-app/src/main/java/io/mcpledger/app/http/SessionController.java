@@ -148,13 +148,22 @@ class SessionController {
                 body.jsonRpcId("jsonrpcId", Identifiers.MAX_LENGTH), ledger.now());
     }
 
-    /** The answer to {@code command}, decided {@code a}, timed from {@code arrived}; shared with DirectCalls. */
+    /** The answer to {@code command}, decided {@code a}, timed from {@code arrived}. */
     static HttpResponse<byte[]> callReply(Answer a, RequestCall command, long arrived, LedgerMetrics metrics) {
+        ObjectNode decided = callDecision(a, command, arrived, metrics);
+        return decided != null ? Replies.ok(decided) : errorAnswer(a);
+    }
+
+    /**
+     * The body of a 200 answer to {@code command} when {@code a} is its decision, timed from {@code arrived}, or null
+     * when {@code a} is an error answer ({@link #errorAnswer}); shared with DirectCalls.
+     */
+    static ObjectNode callDecision(Answer a, RequestCall command, long arrived, LedgerMetrics metrics) {
         if (!(a instanceof CallAnswer decision)) {
-            return errorAnswer(a);
+            return null;
         }
         metrics.decided(decision.admitted() ? null : decision.refusal().code(), System.nanoTime() - arrived);
-        return Replies.ok(decision(decision, command.requestId()));
+        return decision(decision, command.requestId());
     }
 
     /**

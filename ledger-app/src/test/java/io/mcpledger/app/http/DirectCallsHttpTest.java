@@ -103,6 +103,9 @@ class DirectCallsHttpTest extends SharedLedgerTest {
         assertThat(DirectCalls.sessionId("/v1/sessions/s+1/calls")).isNull();
         assertThat(DirectCalls.sessionId("/v1/sessions/s-1/calls/r-1/outcome")).isNull();
         assertThat(DirectCalls.sessionId("/v1/sessions/a/b/calls")).isNull();
+        assertThat(DirectCalls.sessionId("/v1/sessions/../calls")).isNull();
+        assertThat(DirectCalls.sessionId("/v1/sessions/./calls")).isNull();
+        assertThat(DirectCalls.sessionId("/v1/sessions/.../calls")).isEqualTo("...");
         assertThat(DirectCalls.sessionId("/v1/calls")).isNull();
     }
 
