@@ -51,10 +51,11 @@ class AuthFilter {
             return null;
         }
         String header = request.getHeaders().get(HttpHeaders.AUTHORIZATION);
-        if (header == null || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+        String credential = bearer(header);
+        if (credential == null) {
             return unauthorized("send Authorization: Bearer <credential>; the credentials are in the ledger's state directory");
         }
-        Role role = credentials.roleOf(header.substring(BEARER.length()).strip());
+        Role role = credentials.roleOf(credential);
         if (role == null) {
             return unauthorized("the bearer credential is not one of this ledger's credentials");
         }
@@ -81,6 +82,12 @@ class AuthFilter {
             }
         }
         return false;
+    }
+
+    /** The credential of an {@code Authorization: Bearer} header, or null without one; shared with DirectCalls. */
+    static String bearer(String header) {
+        return header != null && header.regionMatches(true, 0, BEARER, 0, BEARER.length())
+                ? header.substring(BEARER.length()).strip() : null;
     }
 
     /** Whether the request was authenticated with the edge credential. */

@@ -235,11 +235,11 @@ final class DirectCalls extends ChannelDuplexHandler {
         if (s == null || !s.ledger().start().ready()) {
             return false;
         }
-        String header = request.headers().get(HttpHeaderNames.AUTHORIZATION);
-        if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+        String credential = AuthFilter.bearer(request.headers().get(HttpHeaderNames.AUTHORIZATION));
+        if (credential == null) {
             return false;
         }
-        Role role = s.credentials().roleOf(header.substring(7).strip());
+        Role role = s.credentials().roleOf(credential);
         return role != null && Access.allows(role, io.micronaut.http.HttpMethod.POST, true);
     }
 
