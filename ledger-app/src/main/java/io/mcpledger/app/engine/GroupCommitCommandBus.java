@@ -2,6 +2,7 @@ package io.mcpledger.app.engine;
 
 import io.mcpledger.app.storage.UnforcedCommitException;
 import io.mcpledger.domain.LedgerException;
+import io.mcpledger.domain.session.ClientCommand;
 import io.mcpledger.domain.session.SessionCommand;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * nested unit rolls back alone and the rest of the batch commits. Any other failure may have left a
  * loaded aggregate half-changed, so the whole batch rolls back and every command in it is told so.
  *
- * <p>Each session's commands go to one worker (by session id), so two workers never wait on each
- * other's aggregate locks; ledger-wide commands (policy, principals) go to the first.
+ * <p>Each session's commands go to one worker (by session id), and each client stream's (by its name), so two workers
+ * never wait on each other's aggregate locks; ledger-wide commands (policy, principals) go to the first.
  *
  * <p>A batch whose append finds it stale ({@link StaleBatchException}: decided on a session, the authority or the
  * session count that another worker or another node changed before the append) is rolled back whole and decided
@@ -142,10 +143,26 @@ public final class GroupCommitCommandBus implements CommandBus, AutoCloseable {
     }
 
     private Worker workerFor(Object payload) {
+        return workers[workerIndex(payload, workers.length)];
+    }
+
+    /**
+     * The worker of a command: a session's by its id, a client stream's (the sessionless calls of contract section 15)
+     * by its tokenRef, so each aggregate's commands are decided by one worker in the order they came and two
+     * workers never wait on each other's aggregate locks; ledger-wide commands the first's.
+     */
+    static int workerIndex(Object payload, int workerCount) {
         if (payload instanceof SessionCommand session) {
-            return workers[Math.floorMod(session.sessionId().hashCode(), workers.length)];
+            return Math.floorMod(session.sessionId().hashCode(), workerCount);
         }
-        return workers[0];
+        if (payload instanceof ClientCommand client) {
+            try {
+                return Math.floorMod(client.tokenRef().hashCode(), workerCount);
+            } catch (IllegalArgumentException malformed) {
+                return 0; // Not a client token's SHA-256: the handler refuses it, on whichever worker.
+            }
+        }
+        return 0;
     }
 
     @Override
