@@ -42,7 +42,8 @@ import picocli.CommandLine.Option;
 
 /**
  * Call admissions over HTTP against a running ledger (or one it starts with {@code --spawn}): many concurrent edges,
- * each on one persistent HTTP/1.1 connection, calling {@code POST /v1/sessions/{id}/calls} on sessions it initialized.
+ * each on one persistent HTTP/1.1 connection, calling {@code POST /v1/sessions/{id}/calls} on sessions it initialized
+ * (or, with {@code --sessionless}, {@code POST /v1/calls} as many clients).
  * Reports admissions per second, latency percentiles, errors by status and code, and the CPU of the generator (and
  * of the ledger when its pid is known). A plain {@code main} on the test classpath, like {@link AdmissionBenchmark}.
  *
@@ -136,6 +137,11 @@ public final class HttpLoadGenerator implements Callable<Integer> {
     @Option(names = "--session-affinity", description = "Each connection calls only the sessions it initialized (as a "
             + "load balancer with session affinity sends them), instead of every session from any connection.")
     boolean sessionAffinity;
+
+    @Option(names = "--sessionless", description = "Call POST /v1/calls, the sessionless call of MCP 2026-07-28 "
+            + "(contract section 15), as --sessions clients each with a client token of its own, instead of calling "
+            + "sessions; nothing is initialized, and --session-affinity gives each connection its own clients.")
+    boolean sessionless;
 
     @Option(names = "--state", description = "The ledger's state directory, to read credentials/edge.token.")
     Path state;
@@ -287,6 +293,10 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                     + "--rate above 0");
             return 2;
         }
+        if (sessionless && soaking()) {
+            System.err.println("--sessionless is not for a soak, which resumes sessions");
+            return 2;
+        }
         if (sessionAffinity && sessions < connections) {
             System.err.println("--session-affinity needs at least as many --sessions as --connections");
             return 2;
@@ -425,6 +435,10 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         runOnEdges(edges, edge -> {
             for (int i = edge.index; i < sessions; i += connections) {
                 String clientToken = Sha256.hexOfUtf8("load-client-" + run + "-" + i);
+                if (sessionless) {
+                    clientTokens[i] = clientToken;
+                    continue;
+                }
                 Response answer = edge.connection.exchange(request("POST", "/v1/sessions", clientToken,
                         initializeBody(edge.index)));
                 if (answer.status != 201) {
@@ -434,7 +448,10 @@ public final class HttpLoadGenerator implements Callable<Integer> {
                 clientTokens[i] = clientToken;
             }
         });
-        System.out.printf(Locale.ROOT, "initialized %,d sessions in %.1f s%n", sessions, (System.nanoTime() - t0) / 1e9);
+        if (!sessionless) {
+            System.out.printf(Locale.ROOT, "initialized %,d sessions in %.1f s%n", sessions,
+                    (System.nanoTime() - t0) / 1e9);
+        }
         if (soaking()) {
             return soak(host, port, edges, sessionIds, clientTokens);
         }
@@ -558,8 +575,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
             }
             long k = calls.getAndIncrement();
             int s = sessionAffinity ? ownSession(edge, edge.affine++) : (int) (k % sessions);
-            byte[] call = request("POST", "/v1/sessions/" + sessionIds[s] + "/calls",
-                    clientTokens[s], callBody(k));
+            byte[] call = sessionless ? request("POST", "/v1/calls", clientTokens[s], clientCallBody(k, edge.index))
+                    : request("POST", "/v1/sessions/" + sessionIds[s] + "/calls", clientTokens[s], callBody(k));
             String outcome;
             Response answer = null;
             try {
@@ -908,8 +925,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         String error = null;
         boolean receipt = false;
         try {
-            Response answer = connection.exchange(request("POST", "/v1/sessions/" + sessionId + "/calls/"
-                    + requestId(k) + "/outcome", clientToken, OUTCOME_BODY));
+            Response answer = connection.exchange(request("POST", (sessionId == null ? "/v1" : "/v1/sessions/"
+                    + sessionId) + "/calls/" + requestId(k) + "/outcome", clientToken, OUTCOME_BODY));
             receipt = answer.status / 100 == 2 || indexOf(answer.body, RECEIPT) >= 0;
             if (answer.status != 200) {
                 Matcher code = CODE.matcher(answer.text());
@@ -1375,7 +1392,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
 
     /** Every answer with a receipt is one more receipt in the ledger; {@code /health} counts them. */
     private void checkReceipts(String host, int port, long before, Edge[] edges) throws Exception {
-        long answered = sessions;
+        long initialized = sessionless ? 0 : sessions;
+        long answered = initialized;
         for (Edge edge : edges) {
             answered += edge.answeredWithReceipt;
         }
@@ -1388,7 +1406,7 @@ public final class HttpLoadGenerator implements Callable<Integer> {
         }
         System.out.printf(Locale.ROOT, "%ncheck: /health counted %,d receipts before and %,d after (+%,d); "
                 + "answers with a receipt: %,d (%,d initialize + %,d calls%s)%s%n", before, after, after - before,
-                answered, sessions, answered - sessions, outcomeFraction() > 0 ? " and outcomes" : "",
+                answered, initialized, answered - initialized, outcomeFraction() > 0 ? " and outcomes" : "",
                 after - before == answered ? "" : " -- MISMATCH (or another client wrote to this ledger)");
         if (state != null && Files.exists(state.resolve("ledger.mv.db"))) {
             long bytes = Files.size(state.resolve("ledger.mv.db"));
@@ -1452,7 +1470,8 @@ public final class HttpLoadGenerator implements Callable<Integer> {
     }
 
     private String mode() {
-        return rate == null ? "closed loop" : String.format(Locale.ROOT, "open loop at %s/s", trim(rate));
+        String loop = rate == null ? "closed loop" : String.format(Locale.ROOT, "open loop at %s/s", trim(rate));
+        return sessionless ? loop + ", sessionless" : loop;
     }
 
     private byte[] request(String method, String path, String clientToken, String json) {
@@ -1483,6 +1502,23 @@ public final class HttpLoadGenerator implements Callable<Integer> {
     private String callBody(long k) {
         ObjectNode body = Canonical.JSON.createObjectNode();
         body.put("requestId", requestId(k));
+        body.put("server", "pricing");
+        body.put("tool", "quote");
+        body.put("operation", "invoke");
+        body.put("argumentsSha256", ARGUMENTS_SHA256);
+        return body.toString();
+    }
+
+    /** A sessionless call (contract section 15) from edge {@code edge}: {@link #callBody} and who calls. */
+    private String clientCallBody(long k, int edge) {
+        ObjectNode body = Canonical.JSON.createObjectNode();
+        body.put("requestId", requestId(k));
+        body.put("principal", "alice");
+        body.put("serverId", "pricing");
+        body.put("protocolVersion", "2026-07-28");
+        ObjectNode edgeNode = body.putObject("edge");
+        edgeNode.put("id", "load-edge-" + edge);
+        edgeNode.put("incarnation", run);
         body.put("server", "pricing");
         body.put("tool", "quote");
         body.put("operation", "invoke");
