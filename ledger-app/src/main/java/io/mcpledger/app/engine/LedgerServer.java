@@ -65,6 +65,11 @@ public final class LedgerServer implements AutoCloseable {
         return context.getBean(LedgerEngine.class);
     }
 
+    /** The service's bean of {@code type} (its credentials, its meters), for tests that drive one of its parts. */
+    public <T> T bean(Class<T> type) {
+        return context.getBean(type);
+    }
+
     /** Stops accepting requests, then closes the engine: queued commands finish and the store is closed. */
     @Override
     public void close() {

@@ -11,7 +11,6 @@ import io.mcpledger.domain.Identifiers;
 import io.mcpledger.domain.LedgerException;
 import io.mcpledger.domain.crypto.Hex;
 import io.mcpledger.domain.session.Answer;
-import io.mcpledger.domain.session.CallAnswer;
 import io.mcpledger.domain.session.ClientAnswer;
 import io.mcpledger.domain.session.Edge;
 import io.mcpledger.domain.session.RecordClientOutcome;
@@ -63,6 +62,16 @@ class ClientController {
     CompletableFuture<HttpResponse<byte[]>> call(@Nullable @Header(SessionController.CLIENT_TOKEN) String clientToken,
                                                  @Body @Bindable(defaultValue = "") byte[] bytes) {
         long arrived = System.nanoTime();
+        RequestClientCall command = callCommand(ledger, clientToken, bytes);
+        return Replies.later(ledger.commands().send(command),
+                (Answer a) -> SessionController.callReply(a, command.requestId(), arrived, metrics));
+    }
+
+    /**
+     * The command of a sessionless call, from its {@code Client-Token-Sha256} header and its body; refuses what the
+     * contract refuses (a {@code LedgerException}). Shared with {@link DirectCalls}, which serves most calls.
+     */
+    static RequestClientCall callCommand(LedgerEngine ledger, @Nullable String clientToken, byte[] bytes) {
         String token = SessionController.clientToken(clientToken);
         RequestBody body = RequestBody.parse(bytes, CALL);
         Edge edge = SessionController.edge(body);
@@ -70,18 +79,11 @@ class ClientController {
             throw RequestBody.invalid("field edge is required for a call without a session: {\"id\", \"incarnation\"},"
                     + " so that the edge's next incarnation settles the calls it leaves pending");
         }
-        RequestClientCall command = new RequestClientCall(token, body.identifier("requestId"),
-                body.identifier("principal"), body.identifier("serverId"), body.text("protocolVersion", true),
-                SessionController.clientInfo(body), edge, body.identifier("server"), body.identifier("tool"),
-                body.identifier("operation"), body.hex("argumentsSha256", 64, true),
-                body.jsonRpcId("jsonrpcId", Identifiers.MAX_LENGTH), ledger.now());
-        return Replies.later(ledger.commands().send(command), (Answer a) -> {
-            if (!(a instanceof CallAnswer decision)) {
-                return SessionController.errorAnswer(a);
-            }
-            metrics.decided(decision.admitted() ? null : decision.refusal().code(), System.nanoTime() - arrived);
-            return Replies.ok(SessionController.decision(decision, command.requestId()));
-        });
+        return new RequestClientCall(token, body.identifier("requestId"), body.identifier("principal"),
+                body.identifier("serverId"), body.text("protocolVersion", true), SessionController.clientInfo(body), edge,
+                body.identifier("server"), body.identifier("tool"), body.identifier("operation"),
+                body.hex("argumentsSha256", 64, true), body.jsonRpcId("jsonrpcId", Identifiers.MAX_LENGTH),
+                ledger.now());
     }
 
     @EdgeEndpoint

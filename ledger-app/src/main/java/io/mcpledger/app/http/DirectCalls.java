@@ -6,6 +6,7 @@ import io.mcpledger.app.metrics.LedgerMetrics;
 import io.mcpledger.app.statedir.Role;
 import io.mcpledger.domain.session.Answer;
 import io.mcpledger.domain.session.RequestCall;
+import io.mcpledger.domain.session.RequestClientCall;
 import io.micronaut.http.HttpResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -34,28 +35,32 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * Serves the request every tool call makes, {@code POST /v1/sessions/{id}/calls}, in the connection's pipeline, ahead
- * of Micronaut: at saturation Micronaut's request path (routing, filters, binding, the futures between them) was two
- * fifths of the event loops' time in Java, some 20 us per admission (docs/benchmarks.md, section 8). It takes
- * only a call that Micronaut would hand to {@link SessionController#call} and answer there, and answers it with the
- * same code ({@link SessionController#callCommand}, {@link SessionController#callDecision},
- * {@link Failures#toResponse}):
+ * Serves the request every tool call makes, {@code POST /v1/sessions/{id}/calls} in a session or {@code POST /v1/calls}
+ * without one (MCP 2026-07-28), in the connection's pipeline, ahead of Micronaut: at saturation Micronaut's request
+ * path (routing, filters, binding, the futures between them) was two fifths of the event loops' time in Java, some
+ * 20 us per admission (docs/benchmarks.md, section 8). It takes only a call that Micronaut would hand to {@link
+ * SessionController#call} or {@link ClientController#call} and answer there, and answers it with the same code
+ * ({@link SessionController#callCommand}, {@link ClientController#callCommand}, {@link
+ * SessionController#callDecision}, {@link Failures#toResponse}):
  * <ul>
- *   <li>HTTP/1.1, kept alive, without {@code Expect}, a session id of unreserved characters, no query, a body of at
- *       most {@link #MAX_BODY} bytes;</li>
+ *   <li>HTTP/1.1, kept alive, without {@code Expect}, a session id (if any) of unreserved characters, no query, a body
+ *       of at most {@link #MAX_BODY} bytes;</li>
  *   <li>the ledger started, and a bearer credential whose role may call an edge endpoint ({@link Access});</li>
  *   <li>a header and a body that {@link SessionController#callCommand} accepts;</li>
  *   <li>no answer of Micronaut's pending on the connection, so that answers keep the order of their requests.</li>
  * </ul>
  * Anything else goes on to Micronaut as it came (a call whose parts were read here is passed on whole), which answers
  * it as before: a refusal of the credential, of the header or of the body, a request while starting. Requests that
- * arrive while a call of this handler waits for its decision wait here, and go on in order once it is answered.
+ * arrive while a call of this handler waits for its decision wait here, and go on in order once it is answered; while
+ * any waits here, the connection is not read further ({@link #read}).
  */
 final class DirectCalls extends ChannelDuplexHandler {
     /** Larger bodies are not calls any edge sends; Micronaut reads them, and refuses what is over its own limit. */
     static final int MAX_BODY = 64 * 1024;
     private static final String PREFIX = "/v1/sessions/";
     private static final String SUFFIX = "/calls";
+    /** The sessionless call's target. */
+    private static final String CLIENT_CALLS = "/v1/calls";
 
     /** What a call needs from the service, found once the service is running. */
     record Service(LedgerEngine ledger, Credentials credentials, LedgerMetrics metrics) {
@@ -73,6 +78,8 @@ final class DirectCalls extends ChannelDuplexHandler {
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     /** The rest of a request being passed on goes on too. */
     private boolean passingOn;
+    /** A read of the connection was asked for while requests were held here; it is made once none is. */
+    private boolean readWanted;
 
     DirectCalls(Supplier<Service> service) {
         this.service = service;
@@ -152,10 +159,20 @@ final class DirectCalls extends ChannelDuplexHandler {
         Service s = service.get();
         byte[] bytes = new byte[read.readableBytes()];
         read.getBytes(read.readerIndex(), bytes);
-        RequestCall command;
+        String clientToken = request.headers().get(SessionController.CLIENT_TOKEN);
+        Object command;
+        String requestId;
         try {
-            command = SessionController.callCommand(s.ledger(), sessionId(request.uri()),
-                    request.headers().get(SessionController.CLIENT_TOKEN), bytes);
+            if (request.uri().equals(CLIENT_CALLS)) {
+                RequestClientCall call = ClientController.callCommand(s.ledger(), clientToken, bytes);
+                command = call;
+                requestId = call.requestId();
+            } else {
+                RequestCall call = SessionController.callCommand(s.ledger(), sessionId(request.uri()), clientToken,
+                        bytes);
+                command = call;
+                requestId = call.requestId();
+            }
         } catch (RuntimeException refused) {
             // Micronaut's controller refuses it again, with the contract's answer.
             passedOn++;
@@ -171,29 +188,41 @@ final class DirectCalls extends ChannelDuplexHandler {
         } catch (RuntimeException failure) {
             answer = CompletableFuture.failedFuture(failure);
         }
-        answer.whenComplete((a, failure) -> {
-            if (ctx.executor().inEventLoop()) {
-                answer(ctx, a, failure, command, arrived, s);
-            } else {
-                ctx.executor().execute(() -> answer(ctx, a, failure, command, arrived, s));
-            }
-        });
+        answer.whenCompleteAsync((a, failure) -> answer(ctx, a, failure, requestId, arrived, s), ctx.executor());
     }
 
-    private void answer(ChannelHandlerContext ctx, Answer a, Throwable failure, RequestCall command, long arrived,
+    private void answer(ChannelHandlerContext ctx, Answer a, Throwable failure, String requestId, long arrived,
                         Service s) {
-        ObjectNode decided = failure == null ? SessionController.callDecision(a, command, arrived, s.metrics()) : null;
+        ObjectNode decided = failure == null ? SessionController.callDecision(a, requestId, arrived, s.metrics())
+                : null;
         ctx.writeAndFlush(decided != null ? ok(Replies.bytes(decided))
                 : netty(failure != null ? Failures.toResponse(failure) : SessionController.errorAnswer(a)));
         answering = false;
-        if (held.isEmpty()) {
+        if (!held.isEmpty()) {
+            while (!answering && !held.isEmpty()) {
+                read(ctx, held.poll());
+            }
+            // What was held was read in an earlier read; Micronaut handles what it was given at the end of a read.
+            ctx.fireChannelReadComplete();
+        }
+        if (readWanted && held.isEmpty()) {
+            readWanted = false;
+            ctx.read();
+        }
+    }
+
+    /**
+     * Reads the connection further only while nothing is held here: a client that pipelines requests behind a call
+     * waiting for its decision has them read one read at a time (at most what one read brings, as Micronaut reads
+     * them), not without end into {@link #held}. Micronaut asks for each read, the channel's auto-read being off.
+     */
+    @Override
+    public void read(ChannelHandlerContext ctx) {
+        if (!held.isEmpty()) {
+            readWanted = true;
             return;
         }
-        while (!answering && !held.isEmpty()) {
-            read(ctx, held.poll());
-        }
-        // What was held was read in an earlier read; Micronaut handles what it was given at the end of a read.
-        ctx.fireChannelReadComplete();
+        ctx.read();
     }
 
     /** A decision's answer, written as {@link Replies#ok} writes it, without Micronaut's response between. */
@@ -224,7 +253,7 @@ final class DirectCalls extends ChannelDuplexHandler {
     private boolean eligible(HttpRequest request) {
         if (request.method() != HttpMethod.POST || !request.decoderResult().isSuccess()
                 || request.protocolVersion() != HttpVersion.HTTP_1_1 || !HttpUtil.isKeepAlive(request)
-                || request.headers().contains(HttpHeaderNames.EXPECT) || sessionId(request.uri()) == null) {
+                || request.headers().contains(HttpHeaderNames.EXPECT) || !callTarget(request.uri())) {
             return false;
         }
         String length = request.headers().get(HttpHeaderNames.CONTENT_LENGTH);
@@ -254,6 +283,11 @@ final class DirectCalls extends ChannelDuplexHandler {
             }
         }
         return Integer.parseInt(length) <= MAX_BODY;
+    }
+
+    /** Whether {@code target} is a call's: {@code /v1/calls} or {@code /v1/sessions/{id}/calls} ({@link #sessionId}). */
+    static boolean callTarget(String target) {
+        return target.equals(CLIENT_CALLS) || sessionId(target) != null;
     }
 
     /**

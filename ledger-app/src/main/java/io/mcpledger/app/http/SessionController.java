@@ -130,7 +130,7 @@ class SessionController {
                                                  @Body @Bindable(defaultValue = "") byte[] bytes) {
         long arrived = System.nanoTime();
         RequestCall command = callCommand(ledger, PathSegments.segment(request, 2), clientToken, bytes);
-        return Replies.later(ledger.commands().send(command), (Answer a) -> callReply(a, command, arrived, metrics));
+        return Replies.later(ledger.commands().send(command), (Answer a) -> callReply(a, command.requestId(), arrived, metrics));
     }
 
     /**
@@ -149,21 +149,22 @@ class SessionController {
     }
 
     /** The answer to {@code command}, decided {@code a}, timed from {@code arrived}. */
-    static HttpResponse<byte[]> callReply(Answer a, RequestCall command, long arrived, LedgerMetrics metrics) {
-        ObjectNode decided = callDecision(a, command, arrived, metrics);
+    static HttpResponse<byte[]> callReply(Answer a, String requestId, long arrived, LedgerMetrics metrics) {
+        ObjectNode decided = callDecision(a, requestId, arrived, metrics);
         return decided != null ? Replies.ok(decided) : errorAnswer(a);
     }
 
     /**
-     * The body of a 200 answer to {@code command} when {@code a} is its decision, timed from {@code arrived}, or null
-     * when {@code a} is an error answer ({@link #errorAnswer}); shared with DirectCalls.
+     * The body of a 200 answer to the call {@code requestId} when {@code a} is its decision, timed from {@code
+     * arrived}, or null when {@code a} is an error answer ({@link #errorAnswer}); shared by the sessionless call and
+     * DirectCalls.
      */
-    static ObjectNode callDecision(Answer a, RequestCall command, long arrived, LedgerMetrics metrics) {
+    static ObjectNode callDecision(Answer a, String requestId, long arrived, LedgerMetrics metrics) {
         if (!(a instanceof CallAnswer decision)) {
             return null;
         }
         metrics.decided(decision.admitted() ? null : decision.refusal().code(), System.nanoTime() - arrived);
-        return decision(decision, command.requestId());
+        return decision(decision, requestId);
     }
 
     /**

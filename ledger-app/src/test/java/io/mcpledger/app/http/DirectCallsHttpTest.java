@@ -83,6 +83,51 @@ class DirectCallsHttpTest extends SharedLedgerTest {
     }
 
     @Test
+    void aSessionlessCallIsServedAheadOfMicronautAndAnsweredAsTheControllerAnswersIt() throws Exception {
+        String run = java.util.UUID.randomUUID().toString();
+        String edge = ledger.credential(Role.EDGE);
+        long before = ledger.receipts();
+
+        List<Answer> kept = exchange(clientCall("sessionless-direct", "c1", edge, AnsweringThreadFilter.HEADER + ": "
+                + run + "-direct\r\n") + clientCall("sessionless-direct", "c2", edge, ""), 2);
+        // Closing: Micronaut's controller serves the first request again, whose answer repeats the stored decision.
+        Answer controller = exchange(clientCall("sessionless-direct", "c1", edge, AnsweringThreadFilter.HEADER + ": "
+                + run + "-closing\r\nConnection: close\r\n"), 1).get(0);
+
+        assertThat(kept).extracting(Answer::status).containsExactly(200, 200);
+        assertThat(kept.get(0).json().path("decision").asText()).isEqualTo("admitted");
+        assertThat(kept.get(1).json().path("callId").asText()).isEqualTo("c2");
+        assertThat(kept.get(0).json().path("receipt").path("client").asText())
+                .isEqualTo(io.mcpledger.domain.session.TokenRefs.of(HttpLedger.clientToken("sessionless-direct")));
+        assertThat(controller.body()).isEqualTo(kept.get(0).body());
+        assertThat(controller.headers().get("content-type")).isEqualTo(kept.get(0).headers().get("content-type"));
+        assertThat(AnsweringThreadFilter.THREADS).as("Micronaut's filters never saw the kept-alive call")
+                .doesNotContainKey(run + "-direct").containsKey(run + "-closing");
+        assertThat(ledger.receipts()).as("two calls admitted, the repeat appended nothing").isEqualTo(before + 2);
+    }
+
+    @Test
+    void aSessionlessCallTheControllerWouldRefuseGetsItsRefusal() throws Exception {
+        String edge = ledger.credential(Role.EDGE);
+        String withoutEdge = "{\"requestId\":\"r1\",\"principal\":\"alice\",\"serverId\":\"pricing\","
+                + "\"protocolVersion\":\"2026-07-28\",\"server\":\"pricing\",\"tool\":\"quote\","
+                + "\"operation\":\"invoke\",\"argumentsSha256\":\"" + HttpLedger.args("r1") + "\"}";
+        long before = ledger.receipts();
+
+        List<Answer> kept = exchange(post("/v1/calls", edge, "refused", withoutEdge, "")
+                + clientCall("refused", "r2", ledger.credential(Role.AUDITOR), ""), 2);
+        List<Answer> closing = List.of(
+                exchange(post("/v1/calls", edge, "refused", withoutEdge, "Connection: close\r\n"), 1).get(0),
+                exchange(clientCall("refused", "r2", ledger.credential(Role.AUDITOR), "Connection: close\r\n"), 1)
+                        .get(0));
+
+        assertThat(kept).extracting(Answer::status).containsExactly(400, 403);
+        assertThat(kept.get(0).json().path("error").path("message").asText()).contains("field edge is required");
+        assertThat(kept).extracting(Answer::body).isEqualTo(closing.stream().map(Answer::body).toList());
+        assertThat(ledger.receipts()).as("nothing appended").isEqualTo(before);
+    }
+
+    @Test
     void aCallToAnUnknownSessionGetsTheControllersRefusal() throws Exception {
         String edge = ledger.credential(Role.EDGE);
         String unknown = "s-" + "0".repeat(32) + "-" + "0".repeat(32);
@@ -107,6 +152,20 @@ class DirectCallsHttpTest extends SharedLedgerTest {
         assertThat(DirectCalls.sessionId("/v1/sessions/./calls")).isNull();
         assertThat(DirectCalls.sessionId("/v1/sessions/.../calls")).isEqualTo("...");
         assertThat(DirectCalls.sessionId("/v1/calls")).isNull();
+        assertThat(DirectCalls.callTarget("/v1/calls")).isTrue();
+        assertThat(DirectCalls.callTarget("/v1/sessions/s-1/calls")).isTrue();
+        assertThat(DirectCalls.callTarget("/v1/calls?x=1")).isFalse();
+        assertThat(DirectCalls.callTarget("/v1/calls/")).isFalse();
+        assertThat(DirectCalls.callTarget("/v1/calls/r-1/outcome")).isFalse();
+    }
+
+    /** A sessionless call (contract section 15) of {@code client} through edge "direct-edge". */
+    private static String clientCall(String client, String requestId, String credential, String extraHeaders) {
+        String json = "{\"requestId\":\"" + requestId + "\",\"principal\":\"alice\",\"serverId\":\"pricing\","
+                + "\"protocolVersion\":\"2026-07-28\",\"edge\":{\"id\":\"direct-edge\",\"incarnation\":\"i-1\"},"
+                + "\"server\":\"pricing\",\"tool\":\"quote\",\"operation\":\"invoke\",\"argumentsSha256\":\""
+                + HttpLedger.args(requestId) + "\"}";
+        return post("/v1/calls", credential, client, json, extraHeaders);
     }
 
     private static String call(String id, String client, String requestId, String credential, String extraHeaders) {
