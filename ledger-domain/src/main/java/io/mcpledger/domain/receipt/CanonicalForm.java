@@ -100,6 +100,8 @@ public final class CanonicalForm {
     private int stringStart;
     private int stringEnd;
     private boolean escaped;
+    /** Where the value {@link #member} found starts. */
+    private int valueStart;
 
     private CanonicalForm(String text, String[] names) {
         this.text = text;
@@ -135,10 +137,45 @@ public final class CanonicalForm {
      * object or an array.
      */
     static String memberText(String text, int objectStart, String name) {
+        CanonicalForm reader = member(text, objectStart, name);
+        if (reader == null) {
+            return "";
+        }
+        return switch (reader.kind) {
+            case STRING -> reader.stringValue();
+            case OBJECT, ARRAY -> "";
+            default -> text.substring(reader.valueStart, reader.at);
+        };
+    }
+
+    /**
+     * The value of member {@code name} of the canonical object that starts at {@code objectStart} when it is a string
+     * (decoded), else null: when the object has no such member, or its value is not a string.
+     */
+    static String memberString(String text, int objectStart, String name) {
+        CanonicalForm reader = member(text, objectStart, name);
+        return reader == null || reader.kind != Kind.STRING ? null : reader.stringValue();
+    }
+
+    /**
+     * Where the value of member {@code name} of the canonical object that starts at {@code objectStart} starts when it
+     * is an object, else -1: when the object has no such member, or its value is not an object.
+     */
+    static int memberObject(String text, int objectStart, String name) {
+        CanonicalForm reader = member(text, objectStart, name);
+        return reader == null || reader.kind != Kind.OBJECT ? -1 : reader.valueStart;
+    }
+
+    /**
+     * Reads the members of the canonical object that starts at {@code objectStart} up to {@code name}: a reader standing
+     * after that member's value, its {@code kind} and {@code valueStart} set (a string's bounds too), or null when the
+     * object has no such member.
+     */
+    private static CanonicalForm member(String text, int objectStart, String name) {
         CanonicalForm reader = new CanonicalForm(text, null);
         reader.at = objectStart + 1;
         if (reader.peek('}')) {
-            return "";
+            return null;
         }
         while (reader.peek('"') && reader.string()) {
             int order = reader.escaped ? reader.decode(reader.stringStart, reader.stringEnd).compareTo(name)
@@ -149,19 +186,20 @@ public final class CanonicalForm {
                 break;
             }
             if (order == 0) {
-                return switch (reader.kind) {
-                    case STRING -> reader.escaped ? reader.decode(reader.stringStart, reader.stringEnd)
-                            : text.substring(reader.stringStart, reader.stringEnd);
-                    case OBJECT, ARRAY -> "";
-                    default -> text.substring(valueStart, reader.at);
-                };
+                reader.valueStart = valueStart;
+                return reader;
             }
             if (order > 0 || !reader.peek(',')) {
-                return ""; // members are in order: the name would have come by now
+                return null; // members are in order: the name would have come by now
             }
             reader.at++;
         }
         throw new IllegalArgumentException("not a canonical object at " + objectStart);
+    }
+
+    /** The string just read, decoded. */
+    private String stringValue() {
+        return escaped ? decode(stringStart, stringEnd) : text.substring(stringStart, stringEnd);
     }
 
     /** Nesting deeper than this is refused rather than risking the stack; receipts nest a few levels. */

@@ -457,6 +457,23 @@ public final class Receipt {
         return CanonicalForm.memberText(line, bodyStart(), name);
     }
 
+    /**
+     * The body member {@code name} when its value is a string, without building the body's tree; null when the body
+     * has no such member or its value is not a string (read {@link #body()} to tell those apart).
+     */
+    public String bodyString(String name) {
+        return CanonicalForm.memberString(line, bodyStart(), name);
+    }
+
+    /**
+     * Member {@code inner} of the body's member {@code outer} when {@code outer} is an object and {@code inner} a string
+     * in it, without building the body's tree; null otherwise.
+     */
+    public String bodyString(String outer, String inner) {
+        int object = CanonicalForm.memberObject(line, bodyStart(), outer);
+        return object < 0 ? null : CanonicalForm.memberString(line, object, inner);
+    }
+
     /** Where the body's opening brace is: the line starts {"at":"<time>","body":{ and a time holds no quote. */
     private int bodyStart() {
         int quote = line.indexOf('"', 7);

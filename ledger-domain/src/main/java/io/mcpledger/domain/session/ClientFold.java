@@ -1,6 +1,5 @@
 package io.mcpledger.domain.session;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.mcpledger.domain.receipt.Receipt;
 import io.mcpledger.domain.receipt.ReceiptKind;
 
@@ -37,8 +36,12 @@ public final class ClientFold {
         SessionChain.require("client " + tokenRef, state.seq, state.head, r);
         String incarnation = null;
         if (decision) {
-            JsonNode body = r.body();
-            String principal = body.path("principal").asText(null);
+            // Read where they stand in the line: a decision's principal and edge incarnation are strings in every
+            // receipt the ledger signs. Anything else is read from the body's tree, as the fold always read them.
+            String principal = r.bodyString("principal");
+            if (principal == null) {
+                principal = r.body().path("principal").asText(null);
+            }
             if (principal == null) {
                 throw new FoldException(r.kind() + " " + r.id() + " of client " + tokenRef + " names no principal");
             }
@@ -48,8 +51,11 @@ public final class ClientFold {
                 throw new FoldException("client " + tokenRef + " is principal " + state.principal + ", but "
                         + r.kind() + " " + r.id() + " names " + principal);
             }
-            Edge edge = Edge.fromJson(body.get("edge"));
-            incarnation = edge == null ? null : edge.incarnation();
+            incarnation = r.bodyString("edge", "incarnation");
+            if (incarnation == null) {
+                Edge edge = Edge.fromJson(r.body().get("edge"));
+                incarnation = edge == null ? null : edge.incarnation();
+            }
         }
         CallFold.apply(r, calls, incarnation, state);
         state.seq = r.seq();

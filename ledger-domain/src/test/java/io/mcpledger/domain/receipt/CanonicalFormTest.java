@@ -160,6 +160,27 @@ class CanonicalFormTest {
     }
 
     @Property(tries = 500)
+    void aMembersStringAndObjectAreWhatTheTreeSaysOfThem(@ForAll("trees") JsonNode tree,
+                                                          @ForAll("texts") String absent) {
+        String canonical = Canonical.jcs(tree);
+        List<String> names = new java.util.ArrayList<>();
+        tree.fieldNames().forEachRemaining(names::add);
+        names.add(absent);
+        for (String name : names) {
+            JsonNode value = tree.get(name);
+            assertThat(CanonicalForm.memberString(canonical, 0, name)).as(visible(canonical) + " " + visible(name))
+                    .isEqualTo(value != null && value.isTextual() ? value.textValue() : null);
+            int object = CanonicalForm.memberObject(canonical, 0, name);
+            if (value != null && value.isObject()) {
+                String jcs = Canonical.jcs(value);
+                assertThat(canonical.substring(object, object + jcs.length())).as(visible(canonical)).isEqualTo(jcs);
+            } else {
+                assertThat(object).as(visible(canonical) + " " + visible(name)).isEqualTo(-1);
+            }
+        }
+    }
+
+    @Property(tries = 500)
     void theMembersHandedOverAreTheTreesOwn(@ForAll("trees") JsonNode tree) {
         String canonical = Canonical.jcs(tree);
         List<String> names = new java.util.ArrayList<>();

@@ -42,6 +42,13 @@ class ReceiptLineFieldsTest {
             assertThat(parsed.body()).as(signed.line()).isEqualTo(b);
             for (String name : List.of("id", "sig", "note", "list", "a", "z", "v", "absent")) {
                 assertThat(parsed.bodyText(name)).as(name).isEqualTo(b.path(name).asText());
+                assertThat(parsed.bodyString(name)).as(name)
+                        .isEqualTo(b.path(name).isTextual() ? b.path(name).textValue() : null);
+                for (String inner : List.of("id", "body", "sig", "absent")) {
+                    JsonNode value = b.path(name).path(inner);
+                    assertThat(parsed.bodyString(name, inner)).as(name + "." + inner)
+                            .isEqualTo(value.isTextual() ? value.textValue() : null);
+                }
             }
             assertThat(parsed.sig()).isEqualTo(tree.path("sig").asText());
             assertThat(parsed.keyId()).isEqualTo(tree.path("keyId").asText());

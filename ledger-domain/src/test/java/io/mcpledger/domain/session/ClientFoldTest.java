@@ -118,6 +118,26 @@ class ClientFoldTest {
     }
 
     @Test
+    void aPrincipalOrIncarnationThatIsNotAStringIsReadAsTheBodysTreeReadsIt() {
+        // The fold reads a decision's principal and edge incarnation where they stand in the line when they are
+        // strings; what else a signed receipt may hold is read from the body's tree, as it always was.
+        ObjectNode noPrincipal = Canonical.JSON.createObjectNode().put("tool", "quote");
+        ObjectNode numbers = Canonical.JSON.createObjectNode().put("principal", 7).put("tool", "quote");
+        numbers.putObject("edge").put("id", "edge-1").put("incarnation", 3);
+        ObjectNode noEdge = Canonical.JSON.createObjectNode().put("principal", "7").put("tool", "quote");
+
+        assertThatThrownBy(() -> fold(new Stream().add(ALICE, ReceiptKind.CALL_ADMITTED, "r-1", noPrincipal)
+                .receipts())).isInstanceOf(FoldException.class).hasMessage("call.admitted rcpt-0 of client " + ALICE
+                + " names no principal");
+        List<Receipt> receipts = new Stream().add(ALICE, ReceiptKind.CALL_ADMITTED, "r-1", numbers)
+                .add(ALICE, ReceiptKind.CALL_ADMITTED, "r-2", noEdge).receipts();
+        ClientState state = fold(receipts);
+        assertThat(state.toJson().path("principal").asText()).as("the number 7 and the string \"7\" are one principal")
+                .isEqualTo("7");
+        assertThat(state.toJson().path("seq").asLong()).isEqualTo(2);
+    }
+
+    @Test
     void aBrokenChainIsNamed() {
         List<Receipt> receipts = new Stream().decide(ALICE, "r-1", true, "alice").outcome(ALICE, "r-1", "ok")
                 .decide(ALICE, "r-2", true, "alice").receipts();
