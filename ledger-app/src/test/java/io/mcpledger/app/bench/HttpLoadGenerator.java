@@ -1489,36 +1489,33 @@ public final class HttpLoadGenerator implements Callable<Integer> {
     }
 
     private String initializeBody(int edge) {
+        return caller(edge, "2025-06-18").toString();
+    }
+
+    /** Who calls: the principal, the server, the protocol version and the edge (its id and this run's incarnation). */
+    private ObjectNode caller(int edge, String protocolVersion) {
         ObjectNode body = Canonical.JSON.createObjectNode();
         body.put("principal", "alice");
         body.put("serverId", "pricing");
-        body.put("protocolVersion", "2025-06-18");
+        body.put("protocolVersion", protocolVersion);
         ObjectNode edgeNode = body.putObject("edge");
         edgeNode.put("id", "load-edge-" + edge);
         edgeNode.put("incarnation", run);
-        return body.toString();
+        return body;
     }
 
     private String callBody(long k) {
-        ObjectNode body = Canonical.JSON.createObjectNode();
-        body.put("requestId", requestId(k));
-        body.put("server", "pricing");
-        body.put("tool", "quote");
-        body.put("operation", "invoke");
-        body.put("argumentsSha256", ARGUMENTS_SHA256);
-        return body.toString();
+        return call(Canonical.JSON.createObjectNode(), k);
     }
 
     /** A sessionless call (contract section 15) from edge {@code edge}: {@link #callBody} and who calls. */
     private String clientCallBody(long k, int edge) {
-        ObjectNode body = Canonical.JSON.createObjectNode();
+        return call(caller(edge, "2026-07-28"), k);
+    }
+
+    /** Call {@code k}'s members, added to {@code body}. */
+    private String call(ObjectNode body, long k) {
         body.put("requestId", requestId(k));
-        body.put("principal", "alice");
-        body.put("serverId", "pricing");
-        body.put("protocolVersion", "2026-07-28");
-        ObjectNode edgeNode = body.putObject("edge");
-        edgeNode.put("id", "load-edge-" + edge);
-        edgeNode.put("incarnation", run);
         body.put("server", "pricing");
         body.put("tool", "quote");
         body.put("operation", "invoke");
