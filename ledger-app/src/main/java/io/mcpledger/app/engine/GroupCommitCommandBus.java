@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * nested unit rolls back alone and the rest of the batch commits. Any other failure may have left a
  * loaded aggregate half-changed, so the whole batch rolls back and every command in it is told so.
  *
- * <p>Each session's commands go to one worker (by session id), and each client stream's (by its name), so two workers
+ * <p>Each session's commands go to one worker (by session id), and each client stream's (by tokenRef), so two workers
  * never wait on each other's aggregate locks; ledger-wide commands (policy, principals) go to the first.
  *
  * <p>A batch whose append finds it stale ({@link StaleBatchException}: decided on a session, the authority or the

@@ -80,8 +80,8 @@ class ClientController {
                     + " so that the edge's next incarnation settles the calls it leaves pending");
         }
         return new RequestClientCall(token, body.identifier("requestId"), body.identifier("principal"),
-                body.identifier("serverId"), body.text("protocolVersion", true), SessionController.clientInfo(body), edge,
-                body.identifier("server"), body.identifier("tool"), body.identifier("operation"),
+                body.identifier("serverId"), body.text("protocolVersion", true), SessionController.clientInfo(body),
+                edge, body.identifier("server"), body.identifier("tool"), body.identifier("operation"),
                 body.hex("argumentsSha256", 64, true), body.jsonRpcId("jsonrpcId", Identifiers.MAX_LENGTH),
                 ledger.now());
     }

@@ -46,7 +46,8 @@ import java.util.function.Supplier;
  *   <li>HTTP/1.1, kept alive, without {@code Expect}, a session id (if any) of unreserved characters, no query, a body
  *       of at most {@link #MAX_BODY} bytes;</li>
  *   <li>the ledger started, and a bearer credential whose role may call an edge endpoint ({@link Access});</li>
- *   <li>a header and a body that {@link SessionController#callCommand} accepts;</li>
+ *   <li>a header and a body that {@link SessionController#callCommand} (or {@link ClientController#callCommand})
+ *       accepts;</li>
  *   <li>no answer of Micronaut's pending on the connection, so that answers keep the order of their requests.</li>
  * </ul>
  * Anything else goes on to Micronaut as it came (a call whose parts were read here is passed on whole), which answers
@@ -285,7 +286,7 @@ final class DirectCalls extends ChannelDuplexHandler {
         return Integer.parseInt(length) <= MAX_BODY;
     }
 
-    /** Whether {@code target} is a call's: {@code /v1/calls} or {@code /v1/sessions/{id}/calls} ({@link #sessionId}). */
+    /** Whether {@code target} is a call's: {@code /v1/calls}, or a session's ({@link #sessionId}). */
     static boolean callTarget(String target) {
         return target.equals(CLIENT_CALLS) || sessionId(target) != null;
     }

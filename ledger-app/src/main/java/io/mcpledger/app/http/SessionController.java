@@ -130,7 +130,8 @@ class SessionController {
                                                  @Body @Bindable(defaultValue = "") byte[] bytes) {
         long arrived = System.nanoTime();
         RequestCall command = callCommand(ledger, PathSegments.segment(request, 2), clientToken, bytes);
-        return Replies.later(ledger.commands().send(command), (Answer a) -> callReply(a, command.requestId(), arrived, metrics));
+        return Replies.later(ledger.commands().send(command),
+                (Answer a) -> callReply(a, command.requestId(), arrived, metrics));
     }
 
     /**

@@ -167,9 +167,9 @@ public final class CanonicalForm {
     }
 
     /**
-     * Reads the members of the canonical object that starts at {@code objectStart} up to {@code name}: a reader standing
-     * after that member's value, its {@code kind} and {@code valueStart} set (a string's bounds too), or null when the
-     * object has no such member.
+     * Reads the members of the canonical object that starts at {@code objectStart} up to {@code name}: a reader
+     * standing after that member's value, its {@code kind} and {@code valueStart} set (a string's bounds too), or null
+     * when the object has no such member.
      */
     private static CanonicalForm member(String text, int objectStart, String name) {
         CanonicalForm reader = new CanonicalForm(text, null);

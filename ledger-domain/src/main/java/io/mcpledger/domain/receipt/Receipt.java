@@ -466,8 +466,8 @@ public final class Receipt {
     }
 
     /**
-     * Member {@code inner} of the body's member {@code outer} when {@code outer} is an object and {@code inner} a string
-     * in it, without building the body's tree; null otherwise.
+     * Member {@code inner} of the body's member {@code outer} when {@code outer} is an object and {@code inner} a
+     * string in it, without building the body's tree; null otherwise.
      */
     public String bodyString(String outer, String inner) {
         int object = CanonicalForm.memberObject(line, bodyStart(), outer);
