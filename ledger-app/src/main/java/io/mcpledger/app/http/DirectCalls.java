@@ -145,9 +145,14 @@ final class DirectCalls extends ChannelDuplexHandler {
         ByteBuf read = body;
         head = null;
         body = null;
+        passOn(ctx, request, new DefaultHttpContent(read));
+    }
+
+    /** Passes {@code request} and {@code content}, its body read so far, on to Micronaut, which then owes an answer. */
+    private void passOn(ChannelHandlerContext ctx, HttpRequest request, HttpContent content) {
         passedOn++;
         ctx.fireChannelRead(request);
-        ctx.fireChannelRead(new DefaultHttpContent(read));
+        ctx.fireChannelRead(content);
     }
 
     /** The call was read whole; passed on with its body if the controller would refuse it, otherwise sent. */
@@ -176,9 +181,7 @@ final class DirectCalls extends ChannelDuplexHandler {
             }
         } catch (RuntimeException refused) {
             // Micronaut's controller refuses it again, with the contract's answer.
-            passedOn++;
-            ctx.fireChannelRead(request);
-            ctx.fireChannelRead(new DefaultLastHttpContent(read));
+            passOn(ctx, request, new DefaultLastHttpContent(read));
             return;
         }
         read.release();

@@ -141,7 +141,7 @@ class SessionController {
      */
     static RequestCall callCommand(LedgerEngine ledger, String pathSessionId, @Nullable String clientToken,
                                    byte[] bytes) {
-        String sessionId = RequestBody.requireIdentifier("session id", pathSessionId);
+        String sessionId = sessionId(pathSessionId);
         String token = clientToken(clientToken);
         RequestBody body = RequestBody.parse(bytes, CALL);
         return new RequestCall(sessionId, token, body.identifier("requestId"), body.identifier("server"),
@@ -149,7 +149,7 @@ class SessionController {
                 body.jsonRpcId("jsonrpcId", Identifiers.MAX_LENGTH), ledger.now());
     }
 
-    /** The answer to {@code command}, decided {@code a}, timed from {@code arrived}. */
+    /** The answer to the call {@code requestId}, decided {@code a}, timed from {@code arrived}. */
     static HttpResponse<byte[]> callReply(Answer a, String requestId, long arrived, LedgerMetrics metrics) {
         ObjectNode decided = callDecision(a, requestId, arrived, metrics);
         return decided != null ? Replies.ok(decided) : errorAnswer(a);
@@ -339,7 +339,12 @@ class SessionController {
 
     /** The session id of a {@code /v1/sessions/{id}...} path. */
     static String sessionId(HttpRequest<?> request) {
-        return RequestBody.requireIdentifier("session id", PathSegments.segment(request, 2));
+        return sessionId(PathSegments.segment(request, 2));
+    }
+
+    /** A path's session id segment (decoded) as a session id; refused when it is not an identifier. */
+    private static String sessionId(String pathSegment) {
+        return RequestBody.requireIdentifier("session id", pathSegment);
     }
 
     static String clientToken(String header) {
