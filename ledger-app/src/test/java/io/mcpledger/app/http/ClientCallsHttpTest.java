@@ -1,6 +1,5 @@
 package io.mcpledger.app.http;
 
-import static io.mcpledger.app.http.HttpLedger.args;
 import static io.mcpledger.app.http.HttpLedger.clientToken;
 import static io.mcpledger.app.http.HttpLedger.parse;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,21 +26,12 @@ import org.junit.jupiter.api.Test;
 class ClientCallsHttpTest extends SharedLedgerTest {
     private static final String RESULT = Sha256.hexOfUtf8("result");
 
-    /** A sessionless call body from edge {@code edge} (incarnation {@code incarnation}) for principal {@code client}. */
-    private static String callJson(String client, String requestId, String tool, String edge, String incarnation) {
-        return "{\"requestId\":\"" + requestId + "\",\"principal\":\"" + client + "\",\"serverId\":\"pricing\","
-                + "\"protocolVersion\":\"2026-07-28\",\"clientInfo\":{\"name\":\"modern-client\",\"version\":\"2.4.0\"},"
-                + "\"edge\":{\"id\":\"" + edge + "\",\"incarnation\":\"" + incarnation + "\"},"
-                + "\"server\":\"pricing\",\"tool\":\"" + tool + "\",\"operation\":\"invoke\",\"argumentsSha256\":\""
-                + args(requestId) + "\",\"jsonrpcId\":7}";
-    }
-
     private static Reply call(HttpLedger on, String client, String json) throws Exception {
         return on.edge("POST", "/v1/calls").client(clientToken(client)).json(json).send();
     }
 
     private static Reply call(HttpLedger on, String client, String requestId, String tool) throws Exception {
-        return call(on, client, callJson(client, requestId, tool, "edge-" + client, "i-1"));
+        return call(on, client, HttpLedger.clientCallJson(client, requestId, tool, "edge-" + client, "i-1"));
     }
 
     private static Reply outcome(HttpLedger on, String client, String requestId, String json) throws Exception {
@@ -108,7 +98,8 @@ class ClientCallsHttpTest extends SharedLedgerTest {
     void aVersionOfTheSessionEraIs400AndAppendsNothing() throws Exception {
         long before = ledger.receipts();
 
-        call(ledger, "old-version", callJson("old-version", "r1", "quote", "e", "i").replace("2026-07-28", "2025-11-25"))
+        call(ledger, "old-version", HttpLedger.clientCallJson("old-version", "r1", "quote", "e", "i")
+                .replace("2026-07-28", "2025-11-25"))
                 .assertError(400, "unsupported_protocol_version", "unsupported protocolVersion 2025-11-25 for a call"
                         + " without a session; supported: 2026-07-28 (the initialize-era versions call through a"
                         + " session)");
@@ -141,7 +132,7 @@ class ClientCallsHttpTest extends SharedLedgerTest {
         call(ledger, "principal", "r1", "quote").assertStatus(200);
         long before = ledger.receipts();
 
-        call(ledger, "principal", callJson("someone-else", "r2", "quote", "e", "i"))
+        call(ledger, "principal", HttpLedger.clientCallJson("someone-else", "r2", "quote", "e", "i"))
                 .assertError(409, "principal_conflict", "this client token stands for principal principal, not"
                         + " someone-else: a token's calls keep the principal of its first call");
 
@@ -170,11 +161,11 @@ class ClientCallsHttpTest extends SharedLedgerTest {
     void aCallWithoutItsEdgeOrItsTokenIs400() throws Exception {
         long before = ledger.receipts();
 
-        call(ledger, "no-edge", callJson("no-edge", "r1", "quote", "e", "i")
+        call(ledger, "no-edge", HttpLedger.clientCallJson("no-edge", "r1", "quote", "e", "i")
                 .replace("\"edge\":{\"id\":\"e\",\"incarnation\":\"i\"},", ""))
                 .assertError(400, "invalid_request", "field edge is required for a call without a session: {\"id\","
                         + " \"incarnation\"}, so that the edge's next incarnation settles the calls it leaves pending");
-        ledger.edge("POST", "/v1/calls").json(callJson("no-token", "r1", "quote", "e", "i")).send()
+        ledger.edge("POST", "/v1/calls").json(HttpLedger.clientCallJson("no-token", "r1", "quote", "e", "i")).send()
                 .assertError(400, "invalid_request", "header Client-Token-Sha256 is required: the SHA-256 of the MCP"
                         + " client's bearer token");
 
@@ -242,12 +233,12 @@ class ClientCallsHttpTest extends SharedLedgerTest {
 
     @Test
     void aNewIncarnationMarksThePendingCallsOfTheOldOneUnknown() throws Exception {
-        call(ledger, "inc-a", callJson("inc-a", "r1", "quote", "edge-inc", "old")).assertStatus(200);
-        call(ledger, "inc-a", callJson("inc-a", "r2", "quote", "edge-inc", "old")).assertStatus(200);
+        call(ledger, "inc-a", HttpLedger.clientCallJson("inc-a", "r1", "quote", "edge-inc", "old")).assertStatus(200);
+        call(ledger, "inc-a", HttpLedger.clientCallJson("inc-a", "r2", "quote", "edge-inc", "old")).assertStatus(200);
         outcome(ledger, "inc-a", "r2", "{\"status\":\"ok\"}").assertStatus(200);
-        call(ledger, "inc-b", callJson("inc-b", "r1", "quote", "edge-inc", "old")).assertStatus(200);
-        call(ledger, "inc-b", callJson("inc-b", "r2", "quote", "edge-inc", "new")).assertStatus(200);
-        call(ledger, "inc-b", callJson("inc-b", "r3", "quote", "edge-other", "old")).assertStatus(200);
+        call(ledger, "inc-b", HttpLedger.clientCallJson("inc-b", "r1", "quote", "edge-inc", "old")).assertStatus(200);
+        call(ledger, "inc-b", HttpLedger.clientCallJson("inc-b", "r2", "quote", "edge-inc", "new")).assertStatus(200);
+        call(ledger, "inc-b", HttpLedger.clientCallJson("inc-b", "r3", "quote", "edge-other", "old")).assertStatus(200);
 
         Reply reply = ledger.edge("POST", "/v1/edges/edge-inc/incarnations").json("{\"incarnation\":\"new\"}").send();
 
@@ -362,6 +353,6 @@ class ClientCallsHttpTest extends SharedLedgerTest {
     @Test
     void anAuditorMayNotCallOrResolve() throws Exception {
         ledger.request("POST", "/v1/calls").as(Role.AUDITOR).client(clientToken("auditor"))
-                .json(callJson("auditor", "r1", "quote", "e", "i")).send().assertStatus(403);
+                .json(HttpLedger.clientCallJson("auditor", "r1", "quote", "e", "i")).send().assertStatus(403);
     }
 }

@@ -161,11 +161,8 @@ class DirectCallsHttpTest extends SharedLedgerTest {
 
     /** A sessionless call (contract section 15) of {@code client} through edge "direct-edge". */
     private static String clientCall(String client, String requestId, String credential, String extraHeaders) {
-        String json = "{\"requestId\":\"" + requestId + "\",\"principal\":\"alice\",\"serverId\":\"pricing\","
-                + "\"protocolVersion\":\"2026-07-28\",\"edge\":{\"id\":\"direct-edge\",\"incarnation\":\"i-1\"},"
-                + "\"server\":\"pricing\",\"tool\":\"quote\",\"operation\":\"invoke\",\"argumentsSha256\":\""
-                + HttpLedger.args(requestId) + "\"}";
-        return post("/v1/calls", credential, client, json, extraHeaders);
+        return post("/v1/calls", credential, client,
+                HttpLedger.clientCallJson(client, requestId, "quote", "direct-edge", "i-1"), extraHeaders);
     }
 
     private static String call(String id, String client, String requestId, String credential, String extraHeaders) {

@@ -227,6 +227,19 @@ final class HttpLedger implements AutoCloseable {
         return "{\"principal\":\"" + client + "\",\"serverId\":\"pricing\",\"protocolVersion\":\"2025-06-18\"}";
     }
 
+    /**
+     * A sessionless call body (contract section 15) from edge {@code edge} (incarnation {@code incarnation}) for
+     * principal {@code client}.
+     */
+    static String clientCallJson(String client, String requestId, String tool, String edge, String incarnation) {
+        return "{\"requestId\":\"" + requestId + "\",\"principal\":\"" + client + "\",\"serverId\":\"pricing\","
+                + "\"protocolVersion\":\"2026-07-28\","
+                + "\"clientInfo\":{\"name\":\"modern-client\",\"version\":\"2.4.0\"},"
+                + "\"edge\":{\"id\":\"" + edge + "\",\"incarnation\":\"" + incarnation + "\"},"
+                + "\"server\":\"pricing\",\"tool\":\"" + tool + "\",\"operation\":\"invoke\",\"argumentsSha256\":\""
+                + args(requestId) + "\",\"jsonrpcId\":7}";
+    }
+
     static String callJson(String requestId, String server, String tool, String argumentsSha256) {
         return "{\"requestId\":\"" + requestId + "\",\"server\":\"" + server + "\",\"tool\":\"" + tool
                 + "\",\"operation\":\"invoke\",\"argumentsSha256\":\"" + argumentsSha256 + "\"}";
