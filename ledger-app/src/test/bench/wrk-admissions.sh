@@ -11,13 +11,15 @@
 #   mvn -B -DskipTests package && ledger-app/src/test/bench/wrk-admissions.sh
 #   CALL=sessionless ledger-app/src/test/bench/wrk-admissions.sh
 #
-# env: SESSIONS=200 CONNS=64 THREADS=2 WARMUP=60 DURATION=60 CALL=session (needs wrk, curl, jq)
+# needs wrk, curl and jq; env: SESSIONS=200 CONNS=64 THREADS=2 WARMUP=60 DURATION=60 CALL=session
+#      JAR=ledger-app/target/ledger-app-0.1.0-SNAPSHOT.jar (another build's, to compare two)
+#      LEDGER_DATABASE=jdbc:postgresql://HOST:PORT/DB?user=U (the ledger on that PostgreSQL database instead of H2)
 #      JVM="-XX:+UseZGC -Xms2g -Xmx2g -XX:+AlwaysPreTouch -XX:InlineSmallCode=1000 -XX:FreqInlineSize=100" (the README's)
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 SESSIONS=${SESSIONS:-200}; CONNS=${CONNS:-64}; THREADS=${THREADS:-2}; CALL=${CALL:-session}
 WARMUP=${WARMUP:-60}; DURATION=${DURATION:-60}; JVM=${JVM:--XX:+UseZGC -Xms2g -Xmx2g -XX:+AlwaysPreTouch -XX:InlineSmallCode=1000 -XX:FreqInlineSize=100}
-JAR=ledger-app/target/ledger-app-0.1.0-SNAPSHOT.jar
+JAR=${JAR:-ledger-app/target/ledger-app-0.1.0-SNAPSHOT.jar}
 SCRIPT=ledger-app/src/test/bench/wrk-admissions.lua
 for tool in wrk curl jq; do command -v "$tool" >/dev/null || { echo "needs $tool" >&2; exit 2; }; done
 [ -f "$JAR" ] || { echo "build first: mvn -B -DskipTests package" >&2; exit 2; }

@@ -23,8 +23,13 @@ public record LedgerSettings(Path stateDirectory, String origin, HostPort listen
      * read or written.
      */
     public record StoreCaches(int pageMegabytes, int tiles) {
-        /** H2's own default for its pages (16 MB); tiles for every level-0 tile of a million entries (32 MiB). */
-        public static final int DEFAULT_PAGE_MEGABYTES = 16;
+        /**
+         * A quarter of H2's own default for its pages (16 MB): under G1 those pages were about half of what each young
+         * collection copied, and with 4 MB the pauses halved and the latency targets at 1,000 and 5,000 admissions/s
+         * were met where 16 MB missed them, at no CPU these runs resolved (benchmarks.md, section 8, "Past 10,000/s
+         * from outside"). Tiles: every level-0 tile of a million entries (32 MiB).
+         */
+        public static final int DEFAULT_PAGE_MEGABYTES = 4;
         public static final int DEFAULT_TILES = 4_096;
         public static final StoreCaches DEFAULT = new StoreCaches(DEFAULT_PAGE_MEGABYTES, DEFAULT_TILES);
     }

@@ -414,6 +414,11 @@ public final class H2Database implements LedgerDatabase {
         store.setCacheSize(megabytes * 1024);
     }
 
+    /** How many megabytes of pages H2 keeps in memory at most ({@link #pageCache}). */
+    public int pageCacheMegabytes() {
+        return store.getCacheSize();
+    }
+
     /**
      * The pool; its connections start with auto-commit off, and their calls that can change the store pass the gate
      * of the forced writes ({@link StoreGate}).
