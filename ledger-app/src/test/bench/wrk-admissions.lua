@@ -34,9 +34,10 @@ local call = '"server":"pricing","tool":"quote","operation":"invoke",'
 function request()
   sent = sent + 1
   local pick = sessions[(sent + thread_id) % #sessions + 1]
+  local start = '{"requestId":"' .. prefix .. sent .. '",'
   if sessionless then
     headers["Client-Token-Sha256"] = pick
-    return wrk.format("POST", "/v1/calls", headers, '{"requestId":"' .. prefix .. sent .. '",' .. caller .. call)
+    return wrk.format("POST", "/v1/calls", headers, start .. caller .. call)
   end
-  return wrk.format("POST", "/v1/sessions/" .. pick .. "/calls", headers, '{"requestId":"' .. prefix .. sent .. '",' .. call)
+  return wrk.format("POST", "/v1/sessions/" .. pick .. "/calls", headers, start .. call)
 end
